@@ -1,0 +1,83 @@
+#include "harness/data.hpp"
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "harness/parallel.hpp"
+
+namespace bench {
+namespace {
+
+// splitmix64: a counter-based hash, so any element can be made independently.
+std::uint64_t mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+  return x ^ (x >> 31);
+}
+
+std::vector<void (*)()>& clearers() {
+  static std::vector<void (*)()> fns;
+  return fns;
+}
+
+template <typename T>
+std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>>& cache() {
+  static std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>> c;
+  static bool once = [] {
+    clearers().push_back([] { cache<T>().clear(); });
+    return true;
+  }();
+  (void)once;
+  return c;
+}
+
+}  // namespace
+
+template <>
+int random_element<int>(std::uint64_t seed, std::size_t index) {
+  const std::uint64_t h = mix(seed * 0x100000001B3ull ^ index);
+  const int magnitude = static_cast<int>(h % 16) + 1;
+  return (h >> 32) & 1 ? magnitude : -magnitude;
+}
+
+template <>
+float random_element<float>(std::uint64_t seed, std::size_t index) {
+  const std::uint64_t h = mix(seed * 0x100000001B3ull ^ index);
+  const float u = static_cast<float>(h >> 40) * 0x1.0p-24f;  // [0, 1), 24 bits
+  return (h & 1) ? 0.5f + u : -(0.5f + u);
+}
+
+template <typename T>
+const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
+  auto& c = cache<T>();
+  const auto key = std::make_pair(n, seed);
+  if (auto it = c.find(key); it != c.end()) return *it->second;
+
+  auto ds = std::make_unique<Dataset<T>>();
+  ds->host.resize(n);
+  T* h = ds->host.data();
+  parallel_chunks(n, [h, seed](std::size_t b, std::size_t e, unsigned) {
+    for (std::size_t i = b; i < e; ++i) h[i] = random_element<T>(seed, i);
+  });
+  try {
+    ds->device = DeviceBuffer<T>(n);
+  } catch (const CudaError&) {
+    cudaGetLastError();  // an allocation failure is not sticky: clear it and retry once
+    clear_datasets();
+    ds->device = DeviceBuffer<T>(n);
+  }
+  BENCH_CUDA_CHECK(cudaMemcpy(ds->device.get(), h, n * sizeof(T), cudaMemcpyHostToDevice));
+  return *(c[key] = std::move(ds));
+}
+
+void clear_datasets() {
+  for (auto fn : clearers()) fn();
+}
+
+template const Dataset<int>& random_dataset<int>(std::size_t, std::uint64_t);
+template const Dataset<float>& random_dataset<float>(std::size_t, std::uint64_t);
+
+}  // namespace bench

@@ -1,0 +1,127 @@
+#include "harness/registry.hpp"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+namespace bench {
+namespace {
+
+struct Registry {
+  std::vector<Declaration> decls;
+  bool sorted = true;
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+bool is_name_token(const std::string& s) {
+  if (s.empty()) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+bool is_pow2(int v) { return v > 0 && (v & (v - 1)) == 0; }
+
+void validate_axis(const Declaration& d, const char* axis_name, const Axis& axis, bool pow2,
+                   std::vector<std::string>& errors) {
+  const std::string where = d.id() + ": " + axis_name + " axis";
+  if (axis.full.empty() && !axis.curated.empty())
+    errors.push_back(where + " has curated values but no full values");
+  if (axis.used() && axis.curated.empty())
+    errors.push_back(where + " has no curated values for the default suite");
+  for (int v : axis.full)
+    if (v <= 0 || (pow2 && !is_pow2(v)))
+      errors.push_back(where + " value " + std::to_string(v) + " is not a positive power of two");
+  for (int v : axis.curated)
+    if (std::find(axis.full.begin(), axis.full.end(), v) == axis.full.end())
+      errors.push_back(where + " curated value " + std::to_string(v) + " is not in its full list");
+}
+
+}  // namespace
+
+bool declare(Declaration decl) {
+  registry().decls.push_back(std::move(decl));
+  registry().sorted = false;
+  return true;
+}
+
+const std::vector<Declaration>& declarations() {
+  // Static initialisers run in an unspecified order across files: sort (once,
+  // after the last declaration) so that registration order and listings are stable.
+  Registry& r = registry();
+  if (!r.sorted) {
+    std::stable_sort(r.decls.begin(), r.decls.end(),
+                     [](const Declaration& a, const Declaration& b) { return a.id() < b.id(); });
+    r.sorted = true;
+  }
+  return r.decls;
+}
+
+std::vector<std::string> validate(const std::vector<Declaration>& decls) {
+  std::vector<std::string> errors;
+  std::set<std::string> seen;
+  for (const auto& d : decls) {
+    if (!is_name_token(d.family) || !is_name_token(d.type) || !is_name_token(d.variant))
+      errors.push_back("'" + d.id() + "': family, type and variant must be non-empty [a-z0-9_]");
+    if (!seen.insert(d.id()).second) errors.push_back(d.id() + ": declared twice");
+    if (d.description.empty()) errors.push_back(d.id() + ": no description");
+    if (!d.work) errors.push_back(d.id() + ": no bytes/ops model");
+    if (!d.make_case) errors.push_back(d.id() + ": no launcher");
+    validate_axis(d, "block", d.block, /*pow2=*/true, errors);
+    validate_axis(d, "batch", d.batch, /*pow2=*/true, errors);
+    if (d.work) {
+      const Work w = d.work(1024);
+      if (!(w.bytes() > 0) || !(w.ops >= 0))
+        errors.push_back(d.id() + ": bytes/ops model gives no bytes for N=1024");
+    }
+  }
+  return errors;
+}
+
+std::string benchmark_name(const Declaration& decl, const Point& point) {
+  std::ostringstream os;
+  os << decl.id() << "/N:" << point.n;
+  if (decl.block.used()) os << "/block:" << point.block;
+  if (decl.batch.used()) os << "/batch:" << point.batch;
+  return os.str();
+}
+
+std::vector<std::size_t> pow2_sizes(int lo, int hi) {
+  std::vector<std::size_t> sizes;
+  for (int e = lo; e <= hi; ++e) sizes.push_back(std::size_t{1} << e);
+  return sizes;
+}
+
+std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t>& sizes, Suite suite) {
+  auto values = [suite](const Axis& axis) {
+    if (!axis.used()) return std::vector<int>{0};
+    return suite == Suite::full ? axis.full : axis.curated;
+  };
+  std::vector<Point> points;
+  for (int block : values(decl.block))
+    for (int batch : values(decl.batch))
+      for (std::size_t n : sizes) points.push_back(Point{n, block, batch});
+  return points;
+}
+
+std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,
+                                             const RegistrationOptions& options,
+                                             const BenchmarkBody& body) {
+  std::vector<std::string> names;
+  for (const Declaration& decl : decls) {
+    for (const Point& point : expand(decl, options.sizes, options.suite)) {
+      std::string name = benchmark_name(decl, point);
+      auto* b = benchmark::RegisterBenchmark(
+          name.c_str(), [&decl, point, body](benchmark::State& state) { body(state, decl, point); });
+      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      names.push_back(std::move(name));
+    }
+  }
+  return names;
+}
+
+}  // namespace bench

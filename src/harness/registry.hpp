@@ -1,0 +1,108 @@
+// The variant registry: each kernel variant and library baseline is declared once
+// (name, family, element type, axes, bytes/ops model, how to make a runnable case),
+// and one loop (register_benchmarks) turns every declaration into Google Benchmarks.
+//
+// Host-only: nothing here touches the GPU, so listing works on any machine.
+#pragma once
+
+#include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace bench {
+
+// The bytes and operations a variant's work costs for a given N: the fewest a
+// correct implementation must move (each input read once, each output written
+// once). Bandwidth, utilisation and roofline intensity all derive from this.
+struct Work {
+  double bytes_read = 0;
+  double bytes_written = 0;
+  double ops = 0;
+  double bytes() const { return bytes_read + bytes_written; }
+  double intensity() const { return bytes() > 0 ? ops / bytes() : 0; }
+};
+
+// One point of a declaration's parameter space. block/batch are 0 when the
+// declaration does not take that axis (library calls choose for themselves).
+struct Point {
+  std::size_t n = 0;
+  int block = 0;
+  int batch = 0;  // items per thread
+};
+
+// The values one axis takes: `curated` for the default suite, `full` for tuning
+// runs. An axis with no values is not taken by the declaration.
+struct Axis {
+  std::vector<int> curated;
+  std::vector<int> full;
+  bool used() const { return !full.empty(); }
+};
+
+// A prepared, verified-able instance of one declaration at one point. Made
+// outside the timed region; launch() is the only thing the timer times.
+class Case {
+ public:
+  virtual ~Case() = default;
+  // Enqueue the timed work on `stream` (no synchronisation inside).
+  virtual void launch(cudaStream_t stream) = 0;
+  // Run once on random non-zero data and compare with the reference.
+  // Returns "" when correct, else a message with expected vs got.
+  virtual std::string verify(cudaStream_t stream) = 0;
+};
+
+struct Declaration {
+  std::string family;       // e.g. "reduce_sum"
+  std::string type;         // e.g. "i32"
+  std::string variant;      // e.g. "sequential_addressing"
+  std::string description;  // the technique and its lineage, one line
+  Axis block;
+  Axis batch;
+  std::function<Work(std::size_t n)> work;
+  std::function<std::unique_ptr<Case>(const Point&)> make_case;
+
+  std::string id() const { return family + "/" + type + "/" + variant; }
+};
+
+// Adds a declaration to the process-wide registry. Returns true so that variant
+// files can register from a namespace-scope initialiser.
+bool declare(Declaration decl);
+const std::vector<Declaration>& declarations();
+
+// Problems with the registry (duplicate names, bad axis values, missing models),
+// one message each; empty when it is sound.
+std::vector<std::string> validate(const std::vector<Declaration>& decls);
+
+// "family/type/variant/N:<n>[/block:<b>][/batch:<k>]": stable, hierarchical,
+// selectable with --benchmark_filter.
+std::string benchmark_name(const Declaration& decl, const Point& point);
+
+enum class Suite { curated, full };
+
+// 2^lo ... 2^hi.
+std::vector<std::size_t> pow2_sizes(int lo, int hi);
+
+// Every point of a declaration for the given sizes: N x block x batch.
+std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t>& sizes, Suite suite);
+
+// What the registration loop needs from the driver.
+struct RegistrationOptions {
+  std::vector<std::size_t> sizes = pow2_sizes(10, 30);
+  Suite suite = Suite::curated;
+};
+
+// Runs one (declaration, point) benchmark: in the driver, the GPU runner.
+using BenchmarkBody =
+    std::function<void(benchmark::State&, const Declaration&, const Point&)>;
+
+// The one registration loop: every declaration x every point becomes a Google
+// Benchmark with manual (GPU event) time. Returns the names registered, in order.
+std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,
+                                             const RegistrationOptions& options,
+                                             const BenchmarkBody& body);
+
+}  // namespace bench

@@ -1,0 +1,48 @@
+#include "harness/runner.hpp"
+
+#include <stdexcept>
+
+#include "harness/cuda_check.hpp"
+
+namespace bench {
+
+Runner::Runner(const DeviceInfo& device, CacheMode cache)
+    : device_(device), cache_(cache), timer_(device) {}
+
+void set_counters(benchmark::State& state, const Work& work, std::size_t n, double peak_bytes_per_s) {
+  const double iters = static_cast<double>(state.iterations());
+  state.SetBytesProcessed(static_cast<int64_t>(work.bytes() * iters));
+  state.SetItemsProcessed(static_cast<int64_t>(static_cast<double>(n) * iters));
+  state.counters["ops_per_second"] = benchmark::Counter(work.ops * iters, benchmark::Counter::kIsRate);
+  if (peak_bytes_per_s > 0)
+    state.counters["bw_util"] =
+        benchmark::Counter(work.bytes() * iters / peak_bytes_per_s, benchmark::Counter::kIsRate);
+}
+
+void Runner::run(benchmark::State& state, const Declaration& decl, const Point& point) {
+  const std::string name = benchmark_name(decl, point);
+  try {
+    std::unique_ptr<Case> c = decl.make_case(point);
+    if (verified_.count(name) == 0) {
+      const std::string mismatch = c->verify(timer_.stream());
+      if (!mismatch.empty()) {
+        fail(state, name, "verification failed: " + mismatch);
+        return;
+      }
+      verified_.insert(name);
+    }
+    timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_);
+    set_counters(state, decl.work(point.n), point.n, device_.peak_bandwidth_bytes_per_s());
+  } catch (const Unsupported& e) {
+    fail(state, name, std::string("unsupported: ") + e.what());
+  } catch (const std::exception& e) {
+    fail(state, name, e.what());
+  }
+}
+
+void Runner::fail(benchmark::State& state, const std::string& name, const std::string& message) {
+  state.SkipWithError(message.c_str());
+  failures_.push_back(name + ": " + message);
+}
+
+}  // namespace bench

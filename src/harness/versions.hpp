@@ -1,0 +1,16 @@
+// Versions recorded in every results file.
+#pragma once
+
+#include <string>
+
+namespace bench {
+
+// CCCL (CUB, Thrust, libcu++) as compiled in, e.g. "3.0.1".
+std::string cccl_version();
+
+// The project's git commit at build time ("-dirty" when the tree had local
+// changes). The environment variable CUDABENCH_GIT_COMMIT overrides it, for
+// builds from a copy of the tree without .git.
+std::string git_commit();
+
+}  // namespace bench

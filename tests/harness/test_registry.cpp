@@ -1,0 +1,78 @@
+// The registry on its own: naming, expansion, validation, the registration loop.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "harness/registry.hpp"
+
+namespace bench {
+namespace {
+
+Declaration fake(std::string variant, Axis block = {}, Axis batch = {}) {
+  Declaration d;
+  d.family = "reduce_sum";
+  d.type = "i32";
+  d.variant = std::move(variant);
+  d.description = "test";
+  d.block = std::move(block);
+  d.batch = std::move(batch);
+  d.work = [](std::size_t n) { return Work{4.0 * n, 4.0, n - 1.0}; };
+  d.make_case = [](const Point&) -> std::unique_ptr<Case> { return nullptr; };
+  return d;
+}
+
+TEST(Registry, NameListsOnlyTheAxesTheDeclarationTakes) {
+  EXPECT_EQ(benchmark_name(fake("cub"), Point{1024, 0, 0}), "reduce_sum/i32/cub/N:1024");
+  EXPECT_EQ(benchmark_name(fake("tree", Axis{{256}, {128, 256}}), Point{1 << 20, 256, 0}),
+            "reduce_sum/i32/tree/N:1048576/block:256");
+  EXPECT_EQ(benchmark_name(fake("b", Axis{{256}, {256}}, Axis{{8}, {8}}), Point{7, 256, 8}),
+            "reduce_sum/i32/b/N:7/block:256/batch:8");
+}
+
+TEST(Registry, Pow2Sizes) {
+  const auto s = pow2_sizes(10, 12);
+  EXPECT_EQ(s, (std::vector<std::size_t>{1024, 2048, 4096}));
+  EXPECT_EQ(pow2_sizes(10, 30).size(), 21u);
+}
+
+TEST(Registry, ExpandCuratedAndFull) {
+  const auto d = fake("b", Axis{{256}, {128, 256, 512}}, Axis{{8, 16}, {4, 8, 16}});
+  const std::vector<std::size_t> sizes{1024, 2048};
+  EXPECT_EQ(expand(d, sizes, Suite::curated).size(), 1u * 2u * 2u);
+  EXPECT_EQ(expand(d, sizes, Suite::full).size(), 3u * 3u * 2u);
+  const auto lib = expand(fake("cub"), sizes, Suite::full);
+  ASSERT_EQ(lib.size(), 2u);
+  EXPECT_EQ(lib[0].block, 0);
+  EXPECT_EQ(lib[0].batch, 0);
+}
+
+TEST(Registry, ValidateCatchesEachProblem) {
+  EXPECT_TRUE(validate({fake("ok", Axis{{256}, {256}})}).empty());
+
+  auto errors = validate({fake("dup"), fake("dup")});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("declared twice"), std::string::npos);
+
+  EXPECT_FALSE(validate({fake("Bad/Name")}).empty());
+  EXPECT_FALSE(validate({fake("x", Axis{{96}, {96}})}).empty());          // not a power of two
+  EXPECT_FALSE(validate({fake("x", Axis{{512}, {128, 256}})}).empty());   // curated not in full
+  EXPECT_FALSE(validate({fake("x", Axis{{}, {128}})}).empty());           // nothing curated
+
+  auto no_model = fake("x");
+  no_model.work = nullptr;
+  EXPECT_FALSE(validate({no_model}).empty());
+}
+
+TEST(Registry, RegistrationLoopRegistersEveryPointOnce) {
+  std::vector<Declaration> decls{fake("a", Axis{{256}, {128, 256}}), fake("b")};
+  RegistrationOptions opt;
+  opt.sizes = {1024, 4096};
+  opt.suite = Suite::full;
+  const auto names = register_benchmarks(decls, opt, [](benchmark::State&, const Declaration&, const Point&) {});
+  EXPECT_EQ(names.size(), 2u * 2u + 2u);
+  EXPECT_NE(std::find(names.begin(), names.end(), "reduce_sum/i32/a/N:4096/block:128"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "reduce_sum/i32/b/N:1024"), names.end());
+}
+
+}  // namespace
+}  // namespace bench

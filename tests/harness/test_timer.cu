@@ -1,0 +1,143 @@
+// The timer and runner on a real GPU: events time the launch, and failures
+// become clear per-benchmark errors rather than aborts or numbers.
+#include <benchmark/benchmark.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "gpu_test.hpp"
+#include "harness/cuda_check.hpp"
+#include "harness/results_file.hpp"
+#include "harness/runner.hpp"
+
+namespace bench {
+namespace {
+
+// Spins for `ns` nanoseconds of GPU global time.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+__global__ void empty_kernel() {}
+
+// A Case whose launch and verdict are scripted by the test.
+class ScriptedCase : public Case {
+ public:
+  explicit ScriptedCase(std::function<void(cudaStream_t)> launch, std::string verdict = "")
+      : launch_(std::move(launch)), verdict_(std::move(verdict)) {}
+  void launch(cudaStream_t s) override { launch_(s); }
+  std::string verify(cudaStream_t s) override {
+    launch_(s);
+    return verdict_;
+  }
+
+ private:
+  std::function<void(cudaStream_t)> launch_;
+  std::string verdict_;
+};
+
+Declaration scripted(std::string variant, std::function<std::unique_ptr<Case>(const Point&)> make) {
+  Declaration d;
+  d.family = "timer_test";
+  d.type = "i32";
+  d.variant = std::move(variant);
+  d.description = "test";
+  d.work = [](std::size_t n) { return Work{4.0 * n, 4.0, double(n)}; };
+  d.make_case = std::move(make);
+  return d;
+}
+
+// Runs the declarations through Google Benchmark with the real Runner; returns
+// the parsed JSON.
+nlohmann::json run_through_benchmark(const std::vector<Declaration>& decls, Runner& runner) {
+  RegistrationOptions opt;
+  opt.sizes = {1 << 20};
+  register_benchmarks(decls, opt, [&runner](benchmark::State& s, const Declaration& d, const Point& p) {
+    runner.run(s, d, p);
+  });
+  std::stringstream out, err;
+  FlushingJsonReporter reporter;
+  reporter.SetOutputStream(&out);
+  reporter.SetErrorStream(&err);
+  benchmark::RunSpecifiedBenchmarks(&reporter, "^timer_test/");
+  benchmark::ClearRegisteredBenchmarks();
+  return nlohmann::json::parse(out.str());
+}
+
+class Timer : public ::testing::Test {
+ protected:
+  void SetUp() override { BENCH_REQUIRE_GPU(); }
+};
+
+TEST_F(Timer, FailuresBecomeNamedPerBenchmarkErrors) {
+  Runner runner(*query_device(nullptr), CacheMode::cold);
+  const std::vector<Declaration> decls{
+      scripted("bad_launch",
+               [](const Point&) {
+                 return std::make_unique<ScriptedCase>([](cudaStream_t s) {
+                   empty_kernel<<<1, 2048, 0, s>>>();  // over 1024 threads: invalid
+                   BENCH_CHECK_LAUNCH("empty_kernel");
+                 });
+               }),
+      scripted("wrong_result",
+               [](const Point&) { return std::make_unique<ScriptedCase>([](cudaStream_t) {}, "expected 7, got 8"); }),
+      scripted("unsupported",
+               [](const Point&) -> std::unique_ptr<Case> { throw Unsupported("needs 16-byte alignment"); }),
+  };
+  const auto j = run_through_benchmark(decls, runner);
+  ASSERT_EQ(j["benchmarks"].size(), 3u) << j.dump(1);
+  std::map<std::string, std::string> errors;
+  for (const auto& b : j["benchmarks"]) {
+    EXPECT_TRUE(b.value("error_occurred", false)) << b.dump();
+    errors[b["run_name"]] = b.value("error_message", "");
+  }
+  EXPECT_NE(errors["timer_test/i32/bad_launch/N:1048576/manual_time"].find(
+                "launch of empty_kernel failed: cudaErrorInvalidConfiguration"),
+            std::string::npos);
+  EXPECT_EQ(errors["timer_test/i32/wrong_result/N:1048576/manual_time"], "verification failed: expected 7, got 8");
+  EXPECT_EQ(errors["timer_test/i32/unsupported/N:1048576/manual_time"], "unsupported: needs 16-byte alignment");
+  EXPECT_EQ(runner.failures().size(), 3u);
+}
+
+TEST_F(Timer, EventTimeMatchesAKnownDuration) {
+  // A kernel that spins for 2 ms of GPU time: the harness must report about that,
+  // in both cache modes (the flush is outside the timed region).
+  for (CacheMode mode : {CacheMode::hot, CacheMode::cold}) {
+    Runner runner(*query_device(nullptr), mode);
+    const std::vector<Declaration> decls{scripted("spin", [](const Point&) {
+      return std::make_unique<ScriptedCase>([](cudaStream_t s) {
+        spin_kernel<<<1, 1, 0, s>>>(2'000'000ull);
+        BENCH_CHECK_LAUNCH("spin_kernel");
+      });
+    })};
+    const auto j = run_through_benchmark(decls, runner);
+    const auto& b = j["benchmarks"][0];
+    ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
+    EXPECT_EQ(b["time_unit"], "us");
+    EXPECT_GT(b["real_time"].get<double>(), 1990.0) << to_string(mode);
+    EXPECT_LT(b["real_time"].get<double>(), 2100.0) << to_string(mode);
+    // bytes model: 4 MiB + 4 B per 2 ms
+    EXPECT_NEAR(b["bytes_per_second"].get<double>(), (4.0 * (1 << 20) + 4) / 2e-3, 0.05 * 2.1e9);
+  }
+}
+
+TEST_F(Timer, RealCudaErrorNamesTheCall) {
+  void* p = nullptr;
+  try {
+    BENCH_CUDA_CHECK(cudaMalloc(&p, std::size_t{1} << 62));  // far beyond any GPU
+    FAIL() << "expected CudaError";
+  } catch (const CudaError& e) {
+    const std::string msg = e.what();
+    EXPECT_NE(msg.find("cudaMalloc"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("cudaErrorMemoryAllocation"), std::string::npos) << msg;
+  }
+  cudaGetLastError();
+}
+
+}  // namespace
+}  // namespace bench
