@@ -205,8 +205,8 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
   }
-  // Plain seconds: accepted by Google Benchmark 1.7 and 1.8 alike.
-  if (!gb_flag(opt.passthrough, "benchmark_min_time")) opt.passthrough.push_back("--benchmark_min_time=0.03");
+  if (!gb_flag(opt.passthrough, "benchmark_min_time"))
+    opt.passthrough.push_back(std::string("--benchmark_min_time=") + CUDABENCH_DEFAULT_MIN_TIME);
 
   std::vector<char*> gb_argv;
   for (auto& a : opt.passthrough) gb_argv.push_back(a.data());

@@ -9,14 +9,14 @@ namespace bench {
 Runner::Runner(const DeviceInfo& device, CacheMode cache)
     : device_(device), cache_(cache), timer_(device) {}
 
-void set_counters(benchmark::State& state, const Work& work, std::size_t n, double peak_bytes_per_s) {
+void set_counters(benchmark::State& state, const Work& work, std::size_t n, double measured_seconds,
+                  double peak_bytes_per_s) {
   const double iters = static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(work.bytes() * iters));
   state.SetItemsProcessed(static_cast<int64_t>(static_cast<double>(n) * iters));
   state.counters["ops_per_second"] = benchmark::Counter(work.ops * iters, benchmark::Counter::kIsRate);
-  if (peak_bytes_per_s > 0)
-    state.counters["bw_util"] =
-        benchmark::Counter(work.bytes() * iters / peak_bytes_per_s, benchmark::Counter::kIsRate);
+  if (peak_bytes_per_s > 0 && measured_seconds > 0)
+    state.counters["bw_util"] = work.bytes() * iters / measured_seconds / peak_bytes_per_s;
 }
 
 void Runner::run(benchmark::State& state, const Declaration& decl, const Point& point) {
@@ -31,8 +31,8 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
       }
       verified_.insert(name);
     }
-    timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_);
-    set_counters(state, decl.work(point.n), point.n, device_.peak_bandwidth_bytes_per_s());
+    const double seconds = timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_);
+    set_counters(state, decl.work(point.n), point.n, seconds, device_.peak_bandwidth_bytes_per_s());
   } catch (const Unsupported& e) {
     fail(state, name, std::string("unsupported: ") + e.what());
   } catch (const std::exception& e) {

@@ -38,9 +38,11 @@ class Runner {
   void fail(benchmark::State& state, const std::string& name, const std::string& message);
 };
 
-// Sets the counters every benchmark reports, from the work model:
-//   bytes_per_second, items_per_second (elements), ops_per_second, and bw_util,
-//   the fraction of the device's theoretical peak bandwidth.
-void set_counters(benchmark::State& state, const Work& work, std::size_t n, double peak_bytes_per_s);
+// Sets the counters every benchmark reports, from the work model and the
+// measured seconds over all iterations: bytes_per_second, items_per_second
+// (elements), ops_per_second, and bw_util, the fraction of the device's
+// theoretical peak bandwidth achieved.
+void set_counters(benchmark::State& state, const Work& work, std::size_t n, double measured_seconds,
+                  double peak_bytes_per_s);
 
 }  // namespace bench

@@ -42,12 +42,13 @@ void GpuTimer::flush_l2() {
   BENCH_CHECK_LAUNCH("l2_flush_kernel");
 }
 
-void GpuTimer::measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
+double GpuTimer::measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
                        CacheMode mode, int warmup_launches) {
   for (int i = 0; i < warmup_launches; ++i) launch(stream_);
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
   BENCH_CUDA_CHECK(cudaGetLastError());
 
+  double total_seconds = 0;
   for (auto _ : state) {
     if (mode == CacheMode::cold) flush_l2();
     BENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
@@ -56,9 +57,12 @@ void GpuTimer::measure(benchmark::State& state, const std::function<void(cudaStr
     BENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
     float ms = 0;
     BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    state.SetIterationTime(static_cast<double>(ms) * 1e-3);
+    const double seconds = static_cast<double>(ms) * 1e-3;
+    state.SetIterationTime(seconds);
+    total_seconds += seconds;
   }
   BENCH_CUDA_CHECK(cudaGetLastError());
+  return total_seconds;
 }
 
 }  // namespace bench

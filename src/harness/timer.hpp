@@ -36,7 +36,8 @@ class GpuTimer {
   void flush_l2();
 
   // Warm-up, then the Google Benchmark loop timing `launch` with events.
-  void measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
+  // Returns the total measured seconds (the sum handed to SetIterationTime).
+  double measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
                CacheMode mode, int warmup_launches = 2);
 
  private:
