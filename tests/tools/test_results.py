@@ -1,0 +1,81 @@
+"""The one JSON reader: names, records, best-config selection, aggregates, bad input."""
+import json
+
+import pytest
+from conftest import FIXTURES
+
+from benchtools.results import ResultsError, best_per_n, load_results, parse_name, representative
+
+
+def test_parse_name_reads_axes_and_ignores_benchmark_suffixes():
+    assert parse_name("reduce_sum/i32/tree/N:1024/block:256/manual_time") == {
+        "family": "reduce_sum", "type": "i32", "variant": "tree", "n": 1024, "block": 256, "batch": None}
+    assert parse_name("reduce_sum/f32/cub_device_reduce/N:7/repeats:5/manual_time")["n"] == 7
+    assert parse_name("reduce_sum/i32/b/N:5/block:64/batch:16")["batch"] == 16
+    assert parse_name("BM_memcpy/8") is None
+    assert parse_name("reduce_sum/i32/tree/block:256") is None      # no N
+    assert parse_name("reduce_sum/i32/tree/N:abc") is None
+
+
+def test_load_keeps_our_runs_lists_errors_and_skips_foreign_benchmarks():
+    res = load_results(FIXTURES / "h200_small.json")
+    assert res.gpu == "NVIDIA H200"
+    assert res.date == "2026-11-21"
+    assert res.peak_bandwidth == pytest.approx(4812.3e9)
+    assert len(res.records) == 12
+    assert res.errors == [("reduce_sum/f32/tree/N:1048576/block:256/manual_time",
+                           "verification failed: expected 1, got 2")]
+    r = next(r for r in res.records if r.variant == "cub_device_reduce" and r.type == "i32" and r.n == 1 << 30)
+    assert r.seconds == pytest.approx(950e-6)
+    assert r.bytes_per_second == pytest.approx((4 * 2**30 + 4) / 950e-6)
+    assert r.is_library and r.block is None
+
+
+def test_best_per_n_picks_the_fastest_block_and_batch_at_each_n():
+    series = best_per_n(load_results(FIXTURES / "h200_small.json").records)
+    tree = series[("reduce_sum", "i32", "tree")]
+    assert [(r.n, r.block) for r in tree] == [(1 << 20, 512), (1 << 30, 256)]
+    batched = series[("reduce_sum", "i32", "batched")]
+    assert [(r.n, r.batch) for r in batched] == [(1 << 20, 16), (1 << 30, 16)]
+
+
+def test_repetitions_use_the_median_aggregate():
+    res = load_results(FIXTURES / "h200_repetitions.json")
+    assert {r.aggregate for r in res.records} == {None, "mean", "median"}   # stddev/cv are not times
+    rep = representative(res.records)
+    assert len(rep) == 1 and rep[0].aggregate == "median"
+    assert rep[0].seconds == pytest.approx(1000e-6)
+
+
+def test_truncated_file_yields_its_complete_entries(tmp_path):
+    text = (FIXTURES / "h200_small.json").read_text()
+    cut = text[: text.index('"reduce_sum/i32/batched/N:1073741824/block:256/batch:8') - 40]
+    p = tmp_path / "cut.json"
+    p.write_text(cut)
+    res = load_results(p)
+    assert res.truncated
+    assert 0 < len(res.records) < 12
+    assert res.gpu == "NVIDIA H200"
+
+
+@pytest.mark.parametrize("content, message", [
+    ("this is not json", "not valid JSON"),
+    ('{"benchmarks": [', "not valid JSON"),
+    ('[1, 2, 3]', "not Google Benchmark JSON"),
+    ('{"context": {"date": "x"}, "benchmarks": []}', "not a cuda_bench results file"),
+])
+def test_bad_input_raises_a_named_error(tmp_path, content, message):
+    p = tmp_path / "bad.json"
+    p.write_text(content)
+    with pytest.raises(ResultsError, match=message) as e:
+        load_results(p)
+    assert str(p) in str(e.value)
+
+
+def test_missing_time_field_is_named(tmp_path):
+    doc = json.loads((FIXTURES / "h200_small.json").read_text())
+    del doc["benchmarks"][0]["real_time"]
+    p = tmp_path / "x.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ResultsError, match="real_time"):
+        load_results(p)

@@ -1,0 +1,216 @@
+"""The one reader of cuda_bench result files (Google Benchmark JSON + our context).
+
+Every tool goes through load_results(); nothing else parses the JSON.
+
+Contract (written by bench/main.cpp and src/harness/):
+  context: gpu_name, gpu_peak_bandwidth_gbps, gpu_sm_count, gpu_l2_bytes, ...,
+           cuda_*_version, cccl_version, git_commit, cache_mode, suite, date
+  benchmarks[]: run_name "family/type/variant/N:<n>[/block:<b>][/batch:<k>]/manual_time",
+           real_time + time_unit, bytes_per_second, items_per_second,
+           ops_per_second, bw_util; error_occurred/error_message on failure;
+           run_type "aggregate" + aggregate_name with --benchmark_repetitions.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Tuple
+
+_UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+_TOKEN = re.compile(r"^[a-z0-9_]+$")
+# Suffixes Google Benchmark appends to a run name; they are not our axes.
+_GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
+                        r"repeats:.*|iterations:.*|threads:.*)$")
+LIBRARY_PREFIXES = ("cub_", "thrust_")
+
+
+class ResultsError(Exception):
+    """Unusable input: the message names the file and what is wrong with it."""
+
+
+@dataclass(frozen=True)
+class Record:
+    family: str
+    type: str
+    variant: str
+    n: int
+    block: Optional[int]
+    batch: Optional[int]
+    seconds: float            # per call (mean over iterations, or the aggregate's value)
+    bytes_per_second: float
+    items_per_second: float
+    ops_per_second: float
+    bw_util: float
+    aggregate: Optional[str]  # None for a plain run, else "median", "mean", ...
+    repetition: int = 0
+
+    @property
+    def is_library(self) -> bool:
+        return self.variant.startswith(LIBRARY_PREFIXES)
+
+    @property
+    def series(self) -> Tuple[str, str, str]:
+        return (self.family, self.type, self.variant)
+
+
+@dataclass
+class Results:
+    path: str
+    context: Dict[str, object]
+    records: List[Record] = field(default_factory=list)
+    errors: List[Tuple[str, str]] = field(default_factory=list)   # (run name, message)
+    truncated: bool = False
+
+    @property
+    def gpu(self) -> str:
+        return str(self.context.get("gpu_name", "unknown GPU"))
+
+    @property
+    def date(self) -> str:
+        return str(self.context.get("date", ""))[:10]
+
+    @property
+    def peak_bandwidth(self) -> Optional[float]:
+        """Theoretical peak in bytes/s, from the context."""
+        try:
+            return float(self.context["gpu_peak_bandwidth_gbps"]) * 1e9
+        except (KeyError, TypeError, ValueError):
+            return None
+
+
+def parse_name(name: str) -> Optional[dict]:
+    """Splits "family/type/variant/N:..[/block:..][/batch:..]" (GB suffixes ignored).
+    Returns None when the name does not follow the scheme."""
+    parts = name.split("/")
+    if len(parts) < 4 or not all(_TOKEN.match(p) for p in parts[:3]):
+        return None
+    out = {"family": parts[0], "type": parts[1], "variant": parts[2], "n": None, "block": None, "batch": None}
+    for token in parts[3:]:
+        if _GB_SUFFIX.match(token):
+            continue
+        key, sep, value = token.partition(":")
+        if not sep or key not in ("N", "block", "batch") or not value.isdigit():
+            return None
+        out["n" if key == "N" else key] = int(value)
+    return out if out["n"] else None
+
+
+def _salvage(text: str) -> Tuple[dict, List[dict]]:
+    """Context and complete benchmark entries from a file cut off mid-write."""
+    decoder = json.JSONDecoder()
+    context: dict = {}
+    m = re.search(r'"context"\s*:\s*', text)
+    if m:
+        try:
+            context, _ = decoder.raw_decode(text, m.end())
+        except json.JSONDecodeError:
+            context = {}
+    entries: List[dict] = []
+    m = re.search(r'"benchmarks"\s*:\s*\[', text)
+    if m:
+        pos = m.end()
+        while True:
+            while pos < len(text) and text[pos] in " \t\r\n,":
+                pos += 1
+            try:
+                obj, pos = decoder.raw_decode(text, pos)
+            except json.JSONDecodeError:
+                break
+            if isinstance(obj, dict):
+                entries.append(obj)
+    return context, entries
+
+
+def load_results(path: str | Path) -> Results:
+    """Reads one result file. Raises ResultsError (naming the file) when it is not
+    JSON, not Google Benchmark JSON, or not from cuda_bench. A file truncated by an
+    interrupted run yields its complete entries, with .truncated set."""
+    path = str(path)
+    try:
+        text = Path(path).read_text()
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+    truncated = False
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        context, entries = _salvage(text)
+        if not context or not entries:
+            raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
+        doc, truncated = {"context": context, "benchmarks": entries}, True
+    if not isinstance(doc, dict) or "benchmarks" not in doc or "context" not in doc:
+        raise ResultsError(f"{path}: not Google Benchmark JSON (no 'context' and 'benchmarks')")
+    context = doc["context"]
+    if not isinstance(context, dict) or "gpu_name" not in context:
+        raise ResultsError(f"{path}: not a cuda_bench results file (its context names no gpu_name)")
+
+    results = Results(path=path, context=context, truncated=truncated)
+    for b in doc["benchmarks"]:
+        if not isinstance(b, dict):
+            continue
+        name = str(b.get("run_name") or b.get("name") or "")
+        parsed = parse_name(name)
+        if parsed is None:
+            continue
+        if b.get("error_occurred"):
+            results.errors.append((name, str(b.get("error_message", ""))))
+            continue
+        aggregate = b.get("aggregate_name") if b.get("run_type") == "aggregate" else None
+        if aggregate in ("stddev", "cv"):
+            continue  # not a time
+        try:
+            unit = _UNIT_SECONDS[b.get("time_unit", "ns")]
+            results.records.append(Record(
+                seconds=float(b["real_time"]) * unit,
+                bytes_per_second=float(b.get("bytes_per_second", 0.0)),
+                items_per_second=float(b.get("items_per_second", 0.0)),
+                ops_per_second=float(b.get("ops_per_second", 0.0)),
+                bw_util=float(b.get("bw_util", 0.0)),
+                aggregate=aggregate,
+                repetition=int(b.get("repetition_index", 0)),
+                **parsed,
+            ))
+        except (KeyError, TypeError, ValueError) as e:
+            raise ResultsError(f"{path}: benchmark '{name}' lacks a usable {e}") from None
+    return results
+
+
+def representative(records: Iterable[Record]) -> List[Record]:
+    """One record per benchmark: the median aggregate when repetitions were run,
+    otherwise the single run (the mean of several plain repetitions' times)."""
+    by_key: Dict[tuple, List[Record]] = {}
+    for r in records:
+        by_key.setdefault((r.series, r.n, r.block, r.batch), []).append(r)
+    out = []
+    for group in by_key.values():
+        medians = [r for r in group if r.aggregate == "median"]
+        if medians:
+            out.append(medians[0])
+            continue
+        plain = [r for r in group if r.aggregate is None]
+        if not plain:
+            continue
+        if len(plain) == 1:
+            out.append(plain[0])
+        else:
+            plain.sort(key=lambda r: r.seconds)
+            out.append(plain[len(plain) // 2])
+    return out
+
+
+def best_per_n(records: Iterable[Record]) -> Dict[Tuple[str, str, str], List[Record]]:
+    """For each (family, type, variant): at each N, the block/batch with the
+    highest bandwidth. Lists sorted by N."""
+    best: Dict[Tuple[Tuple[str, str, str], int], Record] = {}
+    for r in representative(records):
+        key = (r.series, r.n)
+        if key not in best or r.bytes_per_second > best[key].bytes_per_second:
+            best[key] = r
+    series: Dict[Tuple[str, str, str], List[Record]] = {}
+    for (s, _), r in best.items():
+        series.setdefault(s, []).append(r)
+    for rs in series.values():
+        rs.sort(key=lambda r: r.n)
+    return series
