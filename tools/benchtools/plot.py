@@ -82,7 +82,7 @@ def plot_bandwidth(runs: List[Results], records: List[Record], out_dir: Path, fo
         ax.set_ylabel("GB/s (bytes model / measured time)")
         ax.set_title(_title("bandwidth vs N, best block/batch per N", family, type_, runs), fontsize=11)
         ax.grid(True, which="major", alpha=0.3)
-        ax.set_ylim(bottom=0)
+        ax.set_ylim(0, max([p / 1e9 for p in peaks] + [max(y for pts in series.values() for _, y, _ in pts)]) * 1.1)
         ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
         fig.tight_layout()
         for fmt in formats:
