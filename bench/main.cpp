@@ -35,7 +35,7 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --cache=cold|hot         cold (default): flush L2 before every timed launch;
                            hot: no flush (small inputs then run from L2)
   --benchmark_min_time=S   measured GPU time per benchmark; the harness sets
-                           0.03 s unless given
+                           0.01 s unless given
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
@@ -204,6 +204,9 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
+#ifdef CUDABENCH_PLANTED_SLOWDOWN
+    benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
+#endif
   }
   if (!gb_flag(opt.passthrough, "benchmark_min_time"))
     opt.passthrough.push_back(std::string("--benchmark_min_time=") + CUDABENCH_DEFAULT_MIN_TIME);

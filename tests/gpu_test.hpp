@@ -1,11 +1,17 @@
-// Shared by GPU tests: skip (not pass) when no CUDA device is present.
+// Shared by GPU tests: skip (not pass) without a CUDA device, and the helpers
+// that run every declaration of a family through its own verification.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
+#include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
+#include "harness/registry.hpp"
 
 #define BENCH_REQUIRE_GPU()                                         \
   do {                                                              \
@@ -13,3 +19,76 @@
     if (!::bench::query_device(&why_no_gpu))                        \
       GTEST_SKIP() << "no CUDA GPU: " << why_no_gpu;                \
   } while (0)
+
+namespace bench::testing {
+
+// Ids of the declarations whose family satisfies `pred`: test parameters.
+inline std::vector<std::string> ids_where(const std::function<bool(const std::string& family)>& pred) {
+  std::vector<std::string> ids;
+  for (const auto& d : declarations())
+    if (pred(d.family)) ids.push_back(d.id());
+  return ids;
+}
+
+inline const Declaration& find(const std::string& id) {
+  for (const auto& d : declarations())
+    if (d.id() == id) return d;
+  throw std::out_of_range(id);
+}
+
+inline std::string test_name(const ::testing::TestParamInfo<std::string>& info) {
+  const Declaration& d = find(info.param);
+  return d.family + "_" + d.type + "_" + d.variant;
+}
+
+// A GPU test over one declaration: a stream, and no error left behind.
+class VariantTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override {
+    BENCH_REQUIRE_GPU();
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+  }
+  void TearDown() override {
+    if (stream_) EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
+  const Declaration& decl() const { return find(GetParam()); }
+
+  // Every point of the full grid at these sizes verifies, twice (no state left behind).
+  void expect_correct_at(const std::vector<std::size_t>& sizes) {
+    for (const Point& p : expand(decl(), sizes, Suite::full)) {
+      SCOPED_TRACE(benchmark_name(decl(), p));
+      try {
+        const auto c = decl().make_case(p);
+        EXPECT_EQ(c->verify(stream_), "");
+        EXPECT_EQ(c->verify(stream_), "") << "second run on the same case";
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
+      }
+    }
+  }
+
+  // With inputs `offset` elements past an aligned allocation: right, or refused
+  // with a message about alignment by a variant whose description says it refuses.
+  void expect_correct_or_refused_misaligned(const std::vector<std::size_t>& sizes) {
+    for (std::size_t offset : {1, 3}) {
+      for (Point p : expand(decl(), sizes, Suite::curated)) {
+        p.offset = offset;
+        SCOPED_TRACE(benchmark_name(decl(), p) + " offset " + std::to_string(offset));
+        try {
+          EXPECT_EQ(decl().make_case(p)->verify(stream_), "");
+        } catch (const Unsupported& e) {
+          EXPECT_NE(std::string(e.what()).find("aligned"), std::string::npos) << e.what();
+          EXPECT_NE(decl().description.find("refuses a misaligned input"), std::string::npos)
+              << "refuses a misaligned input without saying so in its description";
+        } catch (const std::exception& e) {
+          ADD_FAILURE() << e.what();
+        }
+      }
+    }
+  }
+
+  cudaStream_t stream_ = nullptr;
+};
+
+}  // namespace bench::testing

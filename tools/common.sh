@@ -29,20 +29,24 @@ ensure_system_packages() {
 # The Python tools' declared requirements (tools/pyproject.toml), when missing.
 ensure_python_packages() {
   local extra="$1"  # "" or "[test]"
-  local probe="import matplotlib, numpy"
+  local probe="import matplotlib, numpy, scipy"
   [ "$extra" = "[test]" ] && probe="$probe, pytest"
   python3 -c "$probe" >/dev/null 2>&1 && return 0
   log "installing the Python tools' requirements (tools/pyproject.toml$extra)"
   python3 -m pip install -q "./tools$extra"
 }
 
+# Builds into $BUILD_DIR (default build/); CUDABENCH_CMAKE_ARGS adds configure
+# options, e.g. BUILD_DIR=build-slow CUDABENCH_CMAKE_ARGS=-DCUDABENCH_PLANTED_SLOWDOWN=ON.
+BUILD_DIR=${BUILD_DIR:-build}
 build() {
   local generator=()
   command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
-  if [ ! -f build/CMakeCache.txt ]; then
-    cmake -S . -B build "${generator[@]}" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
+    # shellcheck disable=SC2086  # CUDABENCH_CMAKE_ARGS is a list of options
+    cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${CUDABENCH_CMAKE_ARGS:-} >/dev/null
   fi
-  cmake --build build -j "$(nproc)"
+  cmake --build "$BUILD_DIR" -j "$(nproc)"
 }
 
 export PYTHONPATH="$PWD/tools${PYTHONPATH:+:$PYTHONPATH}"

@@ -1,8 +1,10 @@
 #include "harness/data.hpp"
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <map>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "harness/parallel.hpp"
@@ -50,6 +52,17 @@ float random_element<float>(std::uint64_t seed, std::size_t index) {
   return (h & 1) ? 0.5f + u : -(0.5f + u);
 }
 
+// Half and bfloat16: the float distribution, rounded once to the type.
+template <>
+__half random_element<__half>(std::uint64_t seed, std::size_t index) {
+  return __float2half_rn(random_element<float>(seed, index));
+}
+
+template <>
+__nv_bfloat16 random_element<__nv_bfloat16>(std::uint64_t seed, std::size_t index) {
+  return __float2bfloat16_rn(random_element<float>(seed, index));
+}
+
 template <typename T>
 const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   auto& c = cache<T>();
@@ -79,5 +92,7 @@ void clear_datasets() {
 
 template const Dataset<int>& random_dataset<int>(std::size_t, std::uint64_t);
 template const Dataset<float>& random_dataset<float>(std::size_t, std::uint64_t);
+template const Dataset<__half>& random_dataset<__half>(std::size_t, std::uint64_t);
+template const Dataset<__nv_bfloat16>& random_dataset<__nv_bfloat16>(std::size_t, std::uint64_t);
 
 }  // namespace bench

@@ -22,6 +22,7 @@ struct Dataset {
 //          index or a lost element changes an exact integer result).
 //   float: sign * uniform [0.5, 1.5): non-zero, zero-mean, so rounding error in
 //          any summation order stays far below the documented tolerance.
+//   half, bfloat16: the float values rounded once to the type.
 template <typename T>
 T random_element(std::uint64_t seed, std::size_t index);
 

@@ -44,6 +44,24 @@ std::optional<DeviceInfo> query_device(std::string* why) {
   return d;
 }
 
+SmRates sm_rates(int major, int minor) {
+  switch (major * 10 + minor) {
+    case 80: return {64, 256, 64};    // A100
+    case 86:
+    case 87:
+    case 89: return {128, 256, 64};   // Ampere consumer, Ada
+    case 90: return {128, 256, 64};   // Hopper: H100, H200
+    case 100: return {128, 256, 64};  // Blackwell
+    default: return {};
+  }
+}
+
+ComputePeaks compute_peaks(const DeviceInfo& d) {
+  const SmRates r = sm_rates(d.cc_major, d.cc_minor);
+  const double sm_hz = static_cast<double>(d.sm_count) * d.sm_clock_khz * 1e3;
+  return {2.0 * r.fp32_fma * sm_hz, 2.0 * r.fp16_fma * sm_hz, 1.0 * r.int32_add * sm_hz};
+}
+
 std::string cuda_version_string(int version) {
   return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
 }
@@ -53,7 +71,13 @@ std::vector<std::pair<std::string, std::string>> context_entries(const DeviceInf
                                                                  const std::string& git_commit) {
   char peak[32];
   std::snprintf(peak, sizeof peak, "%.1f", d.peak_bandwidth_bytes_per_s() / 1e9);
-  return {
+  const ComputePeaks c = compute_peaks(d);
+  auto num = [](double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return std::string(buf);
+  };
+  std::vector<std::pair<std::string, std::string>> entries{
       {"gpu_name", d.name},
       {"gpu_ordinal", std::to_string(d.ordinal)},
       {"gpu_compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
@@ -70,6 +94,20 @@ std::vector<std::pair<std::string, std::string>> context_entries(const DeviceInf
       {"cccl_version", cccl_version},
       {"git_commit", git_commit},
   };
+  if (c.fp32_flops > 0) {
+    entries.insert(entries.end(), {
+        {"gpu_peak_fp32_flops", num(c.fp32_flops)},
+        {"gpu_peak_fp16_flops", num(c.fp16_flops)},
+        {"gpu_peak_int32_ops", num(c.int32_ops)},
+        {"gpu_peak_compute_formula",
+         "SMs * SM clock * per-SM rate per clock (FP32 FMA x2 flop; FP16 FMA lanes x2 flop; int32 adds); rates for "
+         "cc " + std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor) + ": " +
+             std::to_string(sm_rates(d.cc_major, d.cc_minor).fp32_fma) + ", " +
+             std::to_string(sm_rates(d.cc_major, d.cc_minor).fp16_fma) + ", " +
+             std::to_string(sm_rates(d.cc_major, d.cc_minor).int32_add)},
+    });
+  }
+  return entries;
 }
 
 std::string slug(const std::string& text) {

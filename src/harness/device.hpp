@@ -29,6 +29,22 @@ struct DeviceInfo {
   }
 };
 
+// Per-SM, per-clock issue rates of the architecture (CUDA C++ Programming
+// Guide, arithmetic instruction throughput): FP32 FMAs, FP16 FMA lanes (a half2
+// FMA counts two), int32 adds. Zero when the compute capability is not in the table.
+struct SmRates {
+  int fp32_fma = 0;
+  int fp16_fma = 0;
+  int int32_add = 0;
+};
+SmRates sm_rates(int cc_major, int cc_minor);
+
+// Theoretical peaks: SMs x SM clock x per-SM rate (x 2 flop per FMA).
+struct ComputePeaks {
+  double fp32_flops = 0, fp16_flops = 0, int32_ops = 0;
+};
+ComputePeaks compute_peaks(const DeviceInfo& dev);
+
 // The current device, or nullopt with the reason in *why (no GPU, no driver...).
 std::optional<DeviceInfo> query_device(std::string* why);
 

@@ -71,6 +71,7 @@ std::vector<std::string> validate(const std::vector<Declaration>& decls) {
     if (d.description.empty()) errors.push_back(d.id() + ": no description");
     if (!d.work) errors.push_back(d.id() + ": no bytes/ops model");
     if (!d.make_case) errors.push_back(d.id() + ": no launcher");
+    if (d.min_n < 1 || d.min_n > d.max_n) errors.push_back(d.id() + ": needs 1 <= min_n <= max_n");
     validate_axis(d, "block", d.block, /*pow2=*/true, errors);
     validate_axis(d, "batch", d.batch, /*pow2=*/true, errors);
     if (d.work) {
@@ -104,7 +105,8 @@ std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t
   std::vector<Point> points;
   for (int block : values(decl.block))
     for (int batch : values(decl.batch))
-      for (std::size_t n : sizes) points.push_back(Point{n, block, batch});
+      for (std::size_t n : sizes)
+        if (n >= decl.min_n && n <= decl.max_n) points.push_back(Point{n, block, batch});
   return points;
 }
 

@@ -32,7 +32,9 @@ struct Work {
 struct Point {
   std::size_t n = 0;
   int block = 0;
-  int batch = 0;  // items per thread
+  int batch = 0;            // items per thread
+  std::size_t offset = 0;   // tests only: inputs start this many elements past an
+                            // aligned allocation (misaligned pointers); not in names
 };
 
 // The values one axis takes: `curated` for the default suite, `full` for tuning
@@ -62,6 +64,8 @@ struct Declaration {
   std::string description;  // the technique and its lineage, one line
   Axis block;
   Axis batch;
+  std::size_t min_n = 1;   // sizes outside [min_n, max_n] are not registered
+  std::size_t max_n = std::size_t(1) << 40;
   std::function<Work(std::size_t n)> work;
   std::function<std::unique_ptr<Case>(const Point&)> make_case;
 
@@ -86,7 +90,8 @@ enum class Suite { curated, full };
 // 2^lo ... 2^hi.
 std::vector<std::size_t> pow2_sizes(int lo, int hi);
 
-// Every point of a declaration for the given sizes: N x block x batch.
+// Every point of a declaration for the given sizes (those within its
+// [min_n, max_n]): N x block x batch.
 std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t>& sizes, Suite suite);
 
 // What the registration loop needs from the driver.

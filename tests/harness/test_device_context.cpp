@@ -18,6 +18,7 @@ DeviceInfo h200_like() {
   d.sm_count = 132;
   d.l2_bytes = 60 * 1024 * 1024;
   d.mem_clock_khz = 3'201'000;
+  d.sm_clock_khz = 1'980'000;
   d.bus_width_bits = 6144;
   d.driver_version = 13000;
   d.runtime_version = 13000;
@@ -44,6 +45,23 @@ TEST(DeviceContext, EntriesNameTheGpuAndVersions) {
   EXPECT_EQ(m.at("cuda_runtime_version"), "13.0");
   EXPECT_EQ(m.at("cccl_version"), "3.0.1");
   EXPECT_EQ(m.at("git_commit"), "abc123");
+}
+
+TEST(DeviceContext, TheoreticalComputePeaksFollowTheStatedFormula) {
+  // 132 SMs x 1.98 GHz x 128 FMA x 2 flop = 66.9 TFLOP/s (the H100/H200 FP32 datasheet figure)
+  const ComputePeaks p = compute_peaks(h200_like());
+  EXPECT_NEAR(p.fp32_flops, 132 * 1.98e9 * 128 * 2, 1e6);
+  EXPECT_NEAR(p.fp16_flops, 2 * p.fp32_flops, 1e6);
+  EXPECT_NEAR(p.int32_ops, 132 * 1.98e9 * 64, 1e6);
+  const auto entries = context_entries(h200_like(), "3.0.1", "x");
+  const std::map<std::string, std::string> m(entries.begin(), entries.end());
+  EXPECT_EQ(m.at("gpu_peak_fp32_flops"), "6.69082e+13");
+  EXPECT_NE(m.at("gpu_peak_compute_formula").find("cc 9.0: 128, 256, 64"), std::string::npos);
+  DeviceInfo unknown = h200_like();
+  unknown.cc_major = 5;
+  const auto e2 = context_entries(unknown, "3.0.1", "x");
+  const std::map<std::string, std::string> m2(e2.begin(), e2.end());
+  EXPECT_EQ(m2.count("gpu_peak_fp32_flops"), 0u);
 }
 
 TEST(DeviceContext, CudaVersionString) {

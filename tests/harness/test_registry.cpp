@@ -46,6 +46,18 @@ TEST(Registry, ExpandCuratedAndFull) {
   EXPECT_EQ(lib[0].batch, 0);
 }
 
+TEST(Registry, ExpandKeepsSizesWithinTheDeclaredRange) {
+  auto d = fake("ranged");
+  d.min_n = 2048;
+  d.max_n = 4096;
+  const auto pts = expand(d, {1024, 2048, 4096, 8192}, Suite::curated);
+  ASSERT_EQ(pts.size(), 2u);
+  EXPECT_EQ(pts[0].n, 2048u);
+  EXPECT_EQ(pts[1].n, 4096u);
+  d.min_n = 8192;
+  EXPECT_FALSE(validate({d}).empty());  // min_n > max_n
+}
+
 TEST(Registry, ValidateCatchesEachProblem) {
   EXPECT_TRUE(validate({fake("ok", Axis{{256}, {256}})}).empty());
 

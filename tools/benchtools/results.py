@@ -4,11 +4,16 @@ Every tool goes through load_results(); nothing else parses the JSON.
 
 Contract (written by bench/main.cpp and src/harness/):
   context: gpu_name, gpu_peak_bandwidth_gbps, gpu_sm_count, gpu_l2_bytes, ...,
+           gpu_peak_fp32_flops, gpu_peak_fp16_flops, gpu_peak_int32_ops (theoretical,
+           strings holding numbers), gpu_peak_compute_formula,
            cuda_*_version, cccl_version, git_commit, cache_mode, suite, date
   benchmarks[]: run_name "family/type/variant/N:<n>[/block:<b>][/batch:<k>]/manual_time",
            real_time + time_unit, bytes_per_second, items_per_second,
            ops_per_second, bw_util; error_occurred/error_message on failure;
            run_type "aggregate" + aggregate_name with --benchmark_repetitions.
+  The "ceiling" family holds the run's measured hardware ceilings (no block/batch):
+           ceiling/f32/{read,write,copy}_vec16, ceiling/f32/copy_memcpy (bytes/s),
+           ceiling/f32/fma, ceiling/f16/hfma2 (FLOP/s), ceiling/i32/add (op/s).
 """
 from __future__ import annotations
 
@@ -24,6 +29,7 @@ _TOKEN = re.compile(r"^[a-z0-9_]+$")
 _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
                         r"repeats:.*|iterations:.*|threads:.*)$")
 LIBRARY_PREFIXES = ("cub_", "thrust_")
+CEILING_FAMILY = "ceiling"
 
 
 class ResultsError(Exception):
@@ -54,6 +60,19 @@ class Record:
     def series(self) -> Tuple[str, str, str]:
         return (self.family, self.type, self.variant)
 
+    @property
+    def arithmetic_intensity(self) -> Optional[float]:
+        """Declared ops per declared byte (both from the variant's work model, so
+        the ratio of the two rates); None when either is not declared."""
+        if self.ops_per_second > 0 and self.bytes_per_second > 0:
+            return self.ops_per_second / self.bytes_per_second
+        return None
+
+    @property
+    def name(self) -> str:
+        """Identifies the benchmark across runs: repetitions and aggregates share it."""
+        return canonical_name(self.family, self.type, self.variant, self.n, self.block, self.batch)
+
 
 @dataclass
 class Results:
@@ -79,6 +98,15 @@ class Results:
         except (KeyError, TypeError, ValueError):
             return None
 
+    def context_number(self, key: str) -> Optional[float]:
+        """A context value written as a number string (e.g. gpu_peak_fp32_flops);
+        None when absent or not a positive number."""
+        try:
+            value = float(self.context[key])
+        except (KeyError, TypeError, ValueError):
+            return None
+        return value if value > 0 else None
+
 
 def parse_name(name: str) -> Optional[dict]:
     """Splits "family/type/variant/N:..[/block:..][/batch:..]" (GB suffixes ignored).
@@ -95,6 +123,15 @@ def parse_name(name: str) -> Optional[dict]:
             return None
         out["n" if key == "N" else key] = int(value)
     return out if out["n"] else None
+
+
+def canonical_name(family: str, type: str, variant: str, n: int,
+                   block: Optional[int] = None, batch: Optional[int] = None) -> str:
+    """"family/type/variant/N:<n>[/block:<b>][/batch:<k>]": the inverse of parse_name,
+    without Google Benchmark's suffixes, so one benchmark has one name in every tool."""
+    return "/".join([family, type, variant, f"N:{n}"]
+                    + ([f"block:{block}"] if block is not None else [])
+                    + ([f"batch:{batch}"] if batch is not None else []))
 
 
 def _salvage(text: str) -> Tuple[dict, List[dict]]:

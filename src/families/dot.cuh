@@ -1,0 +1,127 @@
+// Family dot: out = sum(a[i] * b[i]) over float32, accumulated in float and
+// checked against the double-precision dot product with the float-sum
+// tolerance of families/reduce.cuh applied to sum|a[i] * b[i]|.
+//
+// A variant is a struct V with `static void launch(const DotArgs&)` (optionally
+// workspace_bytes(n, block, batch) and result_on_host), declared with
+// BENCH_DECLARE_DOT(V, spec).
+#pragma once
+
+#include "families/reduce.cuh"
+
+namespace bench::dot {
+
+using reduce::Spec;
+
+struct DotArgs {
+  const float* a;
+  const float* b;
+  std::size_t n;
+  float* out;
+  float* host_out;
+  int block, batch;
+  void* workspace;
+  std::size_t workspace_size;
+  cudaStream_t stream;
+};
+
+struct VariantBase {
+  static std::size_t workspace_bytes(std::size_t, int, int) { return 0; }
+  static constexpr bool result_on_host = false;
+};
+
+// Bytes: both inputs read once, the result written once. Ops: n multiplies and
+// n - 1 adds, counted as 2n floating-point operations.
+inline Work dot_work(std::size_t n) { return Work{2.0 * n * sizeof(float), sizeof(float), 2.0 * n}; }
+
+struct DotReference {
+  double exact;
+  double abs_sum;
+};
+
+inline DotReference dot_reference(const float* a, const float* b, std::size_t n) {
+  const unsigned chunks = default_chunks(n);
+  std::vector<double> sums(chunks), abs_sums(chunks);
+  parallel_chunks(
+      n,
+      [&](std::size_t lo, std::size_t hi, unsigned c) {
+        double s = 0, m = 0;
+        for (std::size_t i = lo; i < hi; ++i) {
+          const double p = static_cast<double>(a[i]) * b[i];
+          s += p;
+          m += std::fabs(p);
+        }
+        sums[c] = s, abs_sums[c] = m;
+      },
+      chunks);
+  DotReference r{0, 0};
+  for (unsigned c = 0; c < chunks; ++c) r.exact += sums[c], r.abs_sum += abs_sums[c];
+  return r;
+}
+
+inline std::string dot_check(const DotReference& ref, float got, std::size_t n) {
+  const double tol = reduce::float_tolerance(n, ref.abs_sum);
+  const double err = std::fabs(static_cast<double>(got) - ref.exact);
+  if (err <= tol) return "";
+  char msg[200];
+  std::snprintf(msg, sizeof msg, "expected %.9g, got %.9g (|error| %.3g > tolerance %.3g, N=%zu)", ref.exact,
+                static_cast<double>(got), err, tol, n);
+  return msg;
+}
+
+template <class V>
+class DotCase final : public Case {
+ public:
+  explicit DotCase(const Point& p)
+      : n_(p.n),
+        offset_(p.offset),
+        out_(1),
+        workspace_(V::workspace_bytes(p.n, p.block, p.batch)),
+        args_{random_dataset<float>(p.n + p.offset, 0).device.get() + p.offset,
+              random_dataset<float>(p.n + p.offset, 1).device.get() + p.offset,
+              p.n, out_.get(), &host_out_, p.block, p.batch, workspace_.get(), workspace_.size(), nullptr} {}
+
+  void launch(cudaStream_t stream) override {
+    args_.stream = stream;
+    V::launch(args_);
+  }
+
+  std::string verify(cudaStream_t stream) override {
+    BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(float), stream));
+    std::memset(&host_out_, 0xA5, sizeof host_out_);
+    launch(stream);
+    BENCH_CHECK_LAUNCH("variant");
+    float got = 0;
+    BENCH_CUDA_CHECK(cudaMemcpyAsync(&got, out_.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const float* a = random_dataset<float>(n_ + offset_, 0).host.data() + offset_;
+    const float* b = random_dataset<float>(n_ + offset_, 1).host.data() + offset_;
+    return dot_check(dot_reference(a, b, n_), V::result_on_host ? host_out_ : got, n_);
+  }
+
+ private:
+  std::size_t n_, offset_;
+  DeviceBuffer<float> out_;
+  DeviceBuffer<unsigned char> workspace_;
+  float host_out_ = 0;
+  DotArgs args_;
+};
+
+template <class V>
+bool declare_dot(const Spec& spec) {
+  Declaration d;
+  d.family = "dot";
+  d.type = "f32";
+  d.variant = spec.name;
+  d.description = spec.description;
+  d.block = spec.block;
+  d.batch = spec.batch;
+  d.work = &dot_work;
+  d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<DotCase<V>>(p); };
+  return declare(std::move(d));
+}
+
+}  // namespace bench::dot
+
+#define BENCH_DECLARE_DOT(V, ...) \
+  [[maybe_unused]] static const bool bench_declared_##V = ::bench::dot::declare_dot<V>(::bench::dot::Spec{__VA_ARGS__})

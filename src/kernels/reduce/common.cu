@@ -1,0 +1,15 @@
+#include "kernels/reduce/common.cuh"
+
+namespace bench::reduce {
+
+int sm_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    BENCH_CUDA_CHECK(cudaGetDevice(&device));
+    BENCH_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    return sms;
+  }();
+  return count;
+}
+
+}  // namespace bench::reduce
