@@ -30,10 +30,13 @@ __global__ void argmax_tree_first(const T* __restrict__ in, Pair<T>* __restrict_
   if (threadIdx.x == 0) out[blockIdx.x] = r;
 }
 
+// Grid-stride, so one block can also take all the partials of the tuned first pass.
 template <class T>
 __global__ void argmax_tree_next(const Pair<T>* __restrict__ in, Pair<T>* __restrict__ out, std::size_t n) {
-  const std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  const auto r = block_tree<ArgMaxOp>(i < n ? in[i] : ArgMaxOp::identity<Pair<T>>());
+  Pair<T> best = ArgMaxOp::identity<Pair<T>>();
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x)
+    best = ArgMaxOp::combine(best, in[i]);
+  const auto r = block_tree<ArgMaxOp>(best);
   if (threadIdx.x == 0) out[blockIdx.x] = r;
 }
 
