@@ -26,9 +26,10 @@ from scipy.stats import mannwhitneyu
 from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
 
 # Chosen from measured A/A noise on the H200 (README, "Regression gate"): across
-# three runs of one build, the largest |change| of a median in the regression
-# suite was 3.3%, so 5% leaves a margin without hiding a real 10% loss.
-DEFAULT_THRESHOLD = 0.05
+# three runs of one build (baseline and two candidates), the largest |change| of
+# a median was 4.4%, a thrust call that allocates on every call; every kernel
+# stayed within 1.1%. 6% leaves a margin over that and still catches a 10% loss.
+DEFAULT_THRESHOLD = 0.06
 DEFAULT_ALPHA = 0.05
 MIN_REPETITIONS = 3  # per side; with 2 vs 2 the smallest one-sided p is 1/6: no test at all
 
