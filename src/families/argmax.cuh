@@ -124,16 +124,10 @@ template <class V, class... Ts>
 bool declare_argmax(const Spec& spec, Types<Ts...>) {
   auto one = [&spec](auto tag) {
     using T = decltype(tag);
-    Declaration d;
-    d.family = ArgMaxOp::family;
-    d.type = type_name<T>();
-    d.variant = spec.name;
-    d.description = spec.description;
-    d.block = spec.block;
-    d.batch = spec.batch;
-    d.work = &argmax_work<T>;
-    d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<ArgMaxCase<T, V>>(p); };
-    return declare(std::move(d));
+    return declare(make_declaration(ArgMaxOp::family, type_name<T>(), spec, &argmax_work<T>,
+                                    [](const Point& p) -> std::unique_ptr<Case> {
+                                      return std::make_unique<ArgMaxCase<T, V>>(p);
+                                    }));
   };
   return (one(Ts{}) && ...);
 }

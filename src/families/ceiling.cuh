@@ -35,14 +35,11 @@ class CeilingCase final : public Case {
 
 template <class V>
 bool declare_ceiling(const char* type, const char* name, const char* description) {
-  Declaration d;
-  d.family = "ceiling";
-  d.type = type;
-  d.variant = name;
-  d.description = description;
+  Declaration d = make_declaration("ceiling", type, VariantSpec{name, description, {}, {}}, &V::work,
+                                   [](const Point& p) -> std::unique_ptr<Case> {
+                                     return std::make_unique<CeilingCase<V>>(p);
+                                   });
   d.min_n = V::min_n;
-  d.work = &V::work;
-  d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<CeilingCase<V>>(p); };
   return declare(std::move(d));
 }
 

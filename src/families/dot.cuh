@@ -109,16 +109,9 @@ class DotCase final : public Case {
 
 template <class V>
 bool declare_dot(const Spec& spec) {
-  Declaration d;
-  d.family = "dot";
-  d.type = "f32";
-  d.variant = spec.name;
-  d.description = spec.description;
-  d.block = spec.block;
-  d.batch = spec.batch;
-  d.work = &dot_work;
-  d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<DotCase<V>>(p); };
-  return declare(std::move(d));
+  return declare(make_declaration("dot", "f32", spec, &dot_work, [](const Point& p) -> std::unique_ptr<Case> {
+    return std::make_unique<DotCase<V>>(p);
+  }));
 }
 
 }  // namespace bench::dot

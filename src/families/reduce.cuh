@@ -86,13 +86,7 @@ struct Args {
   cudaStream_t stream;
 };
 
-// The type-independent part of a declaration.
-struct Spec {
-  const char* name;
-  const char* description;
-  Axis block;
-  Axis batch;
-};
+using Spec = VariantSpec;
 
 struct VariantBase {
   template <class Op, class In>
@@ -235,23 +229,13 @@ class ReduceCase final : public Case {
   Args<Op, In> args_;
 };
 
-template <class V, class Op, class In>
-Declaration make_declaration(const Spec& spec) {
-  Declaration d;
-  d.family = Op::family;
-  d.type = type_name<In>();
-  d.variant = spec.name;
-  d.description = spec.description;
-  d.block = spec.block;
-  d.batch = spec.batch;
-  d.work = &work<In>;
-  d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<ReduceCase<Op, In, V>>(p); };
-  return d;
-}
-
 template <class V, class Op, class... Ins>
 bool declare_types(const Spec& spec, Types<Ins...>) {
-  return (declare(make_declaration<V, Op, Ins>(spec)) && ...);
+  return (declare(make_declaration(Op::family, type_name<Ins>(), spec, &work<Ins>,
+                                   [](const Point& p) -> std::unique_ptr<Case> {
+                                     return std::make_unique<ReduceCase<Op, Ins, V>>(p);
+                                   })) &&
+          ...);
 }
 
 }  // namespace bench::reduce

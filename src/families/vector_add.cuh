@@ -135,16 +135,11 @@ template <class V, class... Ts>
 bool declare_add(const Spec& spec, Types<Ts...>) {
   auto one = [&spec](auto tag) {
     using T = decltype(tag);
-    Declaration d;
-    d.family = "vector_add";
-    d.type = type_name<T>();
-    d.variant = spec.name;
-    d.description = spec.description;
-    d.block = spec.block;
-    d.batch = spec.batch;
+    Declaration d = make_declaration("vector_add", type_name<T>(), spec, &add_work<T>,
+                                     [](const Point& p) -> std::unique_ptr<Case> {
+                                       return std::make_unique<AddCase<T, V>>(p);
+                                     });
     d.max_n = kMaxN;
-    d.work = &add_work<T>;
-    d.make_case = [](const Point& p) -> std::unique_ptr<Case> { return std::make_unique<AddCase<T, V>>(p); };
     return declare(std::move(d));
   };
   return (one(Ts{}) && ...);

@@ -43,6 +43,21 @@ void validate_axis(const Declaration& d, const char* axis_name, const Axis& axis
 
 }  // namespace
 
+Declaration make_declaration(std::string family, std::string type, const VariantSpec& spec,
+                             std::function<Work(std::size_t n)> work,
+                             std::function<std::unique_ptr<Case>(const Point&)> make_case) {
+  Declaration d;
+  d.family = std::move(family);
+  d.type = std::move(type);
+  d.variant = spec.name;
+  d.description = spec.description;
+  d.block = spec.block;
+  d.batch = spec.batch;
+  d.work = std::move(work);
+  d.make_case = std::move(make_case);
+  return d;
+}
+
 bool declare(Declaration decl) {
   registry().decls.push_back(std::move(decl));
   registry().sorted = false;

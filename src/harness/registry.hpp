@@ -72,6 +72,18 @@ struct Declaration {
   std::string id() const { return family + "/" + type + "/" + variant; }
 };
 
+// What a variant file writes about itself; its family adds the rest.
+struct VariantSpec {
+  const char* name;
+  const char* description;
+  Axis block;
+  Axis batch;
+};
+
+Declaration make_declaration(std::string family, std::string type, const VariantSpec& spec,
+                             std::function<Work(std::size_t n)> work,
+                             std::function<std::unique_ptr<Case>(const Point&)> make_case);
+
 // Adds a declaration to the process-wide registry. Returns true so that variant
 // files can register from a namespace-scope initialiser.
 bool declare(Declaration decl);
