@@ -23,8 +23,6 @@ class Runner {
   // become SkipWithError with a message naming what failed.
   void run(benchmark::State& state, const Declaration& decl, const Point& point);
 
-  const DeviceInfo& device() const { return device_; }
-  GpuTimer& timer() { return timer_; }
   // "name: message" for every benchmark that reported an error.
   const std::vector<std::string>& failures() const { return failures_; }
 
