@@ -37,6 +37,7 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&out, sizeof(int)));
   fill<<<1024, 256>>>(in, n);
   CHECK(cudaGetLastError());
+  CHECK(cudaDeviceSynchronize());  // the timed stream is non-blocking: order the fill first
   cudaStream_t s;
   CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
   std::size_t temp_bytes = 0;

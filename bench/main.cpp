@@ -59,7 +59,7 @@ class UsageError : public std::runtime_error {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
-std::size_t parse_count(const std::string& text, const std::string& what) {
+std::size_t parse_count(const std::string& text, const std::string& what, bool allow_zero = false) {
   std::size_t pos = 0;
   unsigned long long v = 0;
   try {
@@ -67,16 +67,16 @@ std::size_t parse_count(const std::string& text, const std::string& what) {
   } catch (const std::exception&) {
     pos = 0;
   }
-  if (pos != text.size() || text.empty() || text[0] == '-' || v == 0)
-    throw UsageError(what + ": '" + text + "' is not a positive integer");
+  if (pos != text.size() || text.empty() || text[0] == '-' || (v == 0 && !allow_zero))
+    throw UsageError(what + ": '" + text + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer");
   return static_cast<std::size_t>(v);
 }
 
 std::vector<std::size_t> parse_sizes(const std::string& spec) {
   const std::string what = "--sizes=" + spec;
   if (auto colon = spec.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_count(spec.substr(0, colon), what);
-    const std::size_t hi = parse_count(spec.substr(colon + 1), what);
+    const std::size_t lo = parse_count(spec.substr(0, colon), what, /*allow_zero=*/true);
+    const std::size_t hi = parse_count(spec.substr(colon + 1), what, /*allow_zero=*/true);
     if (lo > hi || hi > 34) throw UsageError(what + ": need LO <= HI <= 34 (exponents of two)");
     return bench::pow2_sizes(static_cast<int>(lo), static_cast<int>(hi));
   }

@@ -94,6 +94,8 @@ class ArgMaxCase final : public Case {
     V::template launch<T>(args_);
   }
 
+  bool host_work() const override { return V::result_on_host; }
+
   std::string verify(cudaStream_t stream) override {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(ArgPair<T>), stream));
     std::memset(&host_out_, 0xA5, sizeof host_out_);

@@ -86,6 +86,8 @@ class DotCase final : public Case {
     V::launch(args_);
   }
 
+  bool host_work() const override { return V::result_on_host; }
+
   std::string verify(cudaStream_t stream) override {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(float), stream));
     std::memset(&host_out_, 0xA5, sizeof host_out_);

@@ -209,6 +209,8 @@ class ReduceCase final : public Case {
     V::template launch<Op, In>(args_);
   }
 
+  bool host_work() const override { return V::result_on_host; }
+
   // One run with a poisoned result, so an unwritten output cannot pass.
   std::string verify(cudaStream_t stream) override {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(A), stream));

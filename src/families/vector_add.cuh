@@ -101,6 +101,8 @@ class AddCase final : public Case {
     V::template launch<T>(args_);
   }
 
+  bool host_work() const override { return V::on_host; }
+
   // One run over a poisoned output (all bits set: NaN), then every element checked.
   std::string verify(cudaStream_t stream) override {
     std::vector<T> got(n_);

@@ -27,8 +27,7 @@ template <typename T>
 T random_element(std::uint64_t seed, std::size_t index);
 
 // The cached dataset for (T, n). `seed` distinguishes independent inputs of one
-// case (a and b of a vector add). Evicts other cached datasets if device memory
-// runs out.
+// case (a and b of a vector add). Pointers stay valid until clear_datasets().
 template <typename T>
 const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed = 0);
 

@@ -55,6 +55,10 @@ class Case {
   // Run once on random non-zero data and compare with the reference.
   // Returns "" when correct, else a message with expected vs got.
   virtual std::string verify(cudaStream_t stream) = 0;
+  // True when launch() works on the host inside the timed region (allocations,
+  // a copy of the result to the host, a CPU reference): the timer then makes
+  // sure all of that host time is measured.
+  virtual bool host_work() const { return false; }
 };
 
 struct Declaration {

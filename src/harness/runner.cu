@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "harness/cuda_check.hpp"
+#include "harness/data.hpp"
 
 namespace bench {
 
@@ -21,6 +22,15 @@ void set_counters(benchmark::State& state, const Work& work, std::size_t n, doub
 
 void Runner::run(benchmark::State& state, const Declaration& decl, const Point& point) {
   const std::string name = benchmark_name(decl, point);
+  // Google Benchmark calls the body several times (sizing runs, repetitions):
+  // a benchmark that failed once reports that failure again, without retrying.
+  if (auto it = failed_.find(name); it != failed_.end()) {
+    state.SkipWithError(it->second.c_str());
+    return;
+  }
+  // Datasets are cached across benchmarks; drop them here, where no case holds
+  // their pointers, when device memory runs low.
+  release_datasets_if_memory_low();
   try {
     std::unique_ptr<Case> c = decl.make_case(point);
     if (verified_.count(name) == 0) {
@@ -31,7 +41,7 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
       }
       verified_.insert(name);
     }
-    const double seconds = timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_);
+    const double seconds = timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
     set_counters(state, decl.work(point.n), point.n, seconds, device_.peak_bandwidth_bytes_per_s());
   } catch (const Unsupported& e) {
     fail(state, name, std::string("unsupported: ") + e.what());
@@ -42,7 +52,17 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
 
 void Runner::fail(benchmark::State& state, const std::string& name, const std::string& message) {
   state.SkipWithError(message.c_str());
+  failed_.emplace(name, message);
   failures_.push_back(name + ": " + message);
+}
+
+void release_datasets_if_memory_low() {
+  std::size_t free = 0, total = 0;
+  if (cudaMemGetInfo(&free, &total) != cudaSuccess) {
+    cudaGetLastError();
+    return;  // the next CUDA call reports what is wrong
+  }
+  if (free < total / 4) clear_datasets();
 }
 
 }  // namespace bench

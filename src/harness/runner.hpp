@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -32,9 +33,14 @@ class Runner {
   GpuTimer timer_;
   std::set<std::string> verified_;  // verification runs once per benchmark name
   std::vector<std::string> failures_;
+  std::map<std::string, std::string> failed_;  // name -> message
 
   void fail(benchmark::State& state, const std::string& name, const std::string& message);
 };
+
+// Frees the cached datasets when less than a quarter of device memory is free.
+// Only safe where no Case holds dataset pointers (between benchmarks).
+void release_datasets_if_memory_low();
 
 // Sets the counters every benchmark reports, from the work model and the
 // measured seconds over all iterations: bytes_per_second, items_per_second

@@ -15,6 +15,18 @@ __global__ void l2_flush_kernel(const uint4* __restrict__ buf, std::size_t count
   if (acc == 0xFFFFFFFFu) *sink = acc;
 }
 
+// Waits `ns` of GPU global time: holds the stream while the host enqueues.
+__global__ void spin_kernel(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
+// Longer than the host needs to record an event and enqueue a launch.
+constexpr unsigned long long kHotSpinNs = 20'000;
+
 }  // namespace
 
 const char* to_string(CacheMode mode) { return mode == CacheMode::cold ? "cold" : "hot"; }
@@ -42,8 +54,15 @@ void GpuTimer::flush_l2() {
   BENCH_CHECK_LAUNCH("l2_flush_kernel");
 }
 
+void launch_spin(cudaStream_t stream, unsigned long long ns) {
+  spin_kernel<<<1, 1, 0, stream>>>(ns);
+  BENCH_CHECK_LAUNCH("spin_kernel");
+}
+
+void GpuTimer::spin(unsigned long long ns) { launch_spin(stream_, ns); }
+
 double GpuTimer::measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
-                       CacheMode mode, int warmup_launches) {
+                         CacheMode mode, bool host_work, int warmup_launches) {
   for (int i = 0; i < warmup_launches; ++i) launch(stream_);
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
   BENCH_CUDA_CHECK(cudaGetLastError());
@@ -51,6 +70,11 @@ double GpuTimer::measure(benchmark::State& state, const std::function<void(cudaS
   double total_seconds = 0;
   for (auto _ : state) {
     if (mode == CacheMode::cold) flush_l2();
+    if (host_work) {
+      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing may hide the host's work
+    } else if (mode == CacheMode::hot) {
+      spin(kHotSpinNs);  // as the flush does in cold mode: the launch latency stays out
+    }
     BENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
     launch(stream_);
     BENCH_CUDA_CHECK(cudaEventRecord(stop_, stream_));

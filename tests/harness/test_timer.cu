@@ -3,6 +3,7 @@
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -14,23 +15,15 @@
 namespace bench {
 namespace {
 
-// Spins for `ns` nanoseconds of GPU global time.
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
-}
-
 __global__ void empty_kernel() {}
 
 // A Case whose launch and verdict are scripted by the test.
 class ScriptedCase : public Case {
  public:
-  explicit ScriptedCase(std::function<void(cudaStream_t)> launch, std::string verdict = "")
-      : launch_(std::move(launch)), verdict_(std::move(verdict)) {}
+  explicit ScriptedCase(std::function<void(cudaStream_t)> launch, std::string verdict = "", bool host = false)
+      : launch_(std::move(launch)), verdict_(std::move(verdict)), host_(host) {}
   void launch(cudaStream_t s) override { launch_(s); }
+  bool host_work() const override { return host_; }
   std::string verify(cudaStream_t s) override {
     launch_(s);
     return verdict_;
@@ -39,6 +32,7 @@ class ScriptedCase : public Case {
  private:
   std::function<void(cudaStream_t)> launch_;
   std::string verdict_;
+  bool host_;
 };
 
 Declaration scripted(std::string variant, std::function<std::unique_ptr<Case>(const Point&)> make) {
@@ -110,8 +104,7 @@ TEST_F(Timer, EventTimeMatchesAKnownDuration) {
     Runner runner(*query_device(nullptr), mode);
     const std::vector<Declaration> decls{scripted("spin", [](const Point&) {
       return std::make_unique<ScriptedCase>([](cudaStream_t s) {
-        spin_kernel<<<1, 1, 0, s>>>(2'000'000ull);
-        BENCH_CHECK_LAUNCH("spin_kernel");
+        launch_spin(s, 2'000'000ull);
       });
     })};
     const auto j = run_through_benchmark(decls, runner);
@@ -123,6 +116,26 @@ TEST_F(Timer, EventTimeMatchesAKnownDuration) {
     // bytes model: 4 MiB + 4 B per 2 ms
     EXPECT_NEAR(b["bytes_per_second"].get<double>(), (4.0 * (1 << 20) + 4) / 2e-3, 0.05 * 2.1e9);
   }
+}
+
+TEST_F(Timer, HostWorkIsFullyTimedEvenBehindTheL2Flush) {
+  // 20 us of host-side work, shorter than the flush: without draining the stream
+  // first, the flush would hide it and the timer would report almost nothing.
+  Runner runner(*query_device(nullptr), CacheMode::cold);
+  const std::vector<Declaration> decls{scripted("host_spin", [](const Point&) {
+    return std::make_unique<ScriptedCase>(
+        [](cudaStream_t) {
+          const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(20);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+        },
+        "", /*host=*/true);
+  })};
+  const auto j = run_through_benchmark(decls, runner);
+  const auto& b = j["benchmarks"][0];
+  ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
+  EXPECT_GT(b["real_time"].get<double>(), 19.0);
+  EXPECT_LT(b["real_time"].get<double>(), 60.0);
 }
 
 TEST_F(Timer, RealCudaErrorNamesTheCall) {

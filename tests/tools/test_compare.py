@@ -145,17 +145,20 @@ def test_an_error_in_the_candidate_fails_the_gate(tmp_path, capsys):
     assert "**error**: verification failed: expected 1, got 2" in out.out
 
 
-def test_too_few_repetitions_are_reported_and_never_flagged(tmp_path, capsys):
+def test_too_few_repetitions_are_reported_and_make_the_input_unusable(tmp_path, capsys):
     doc = json.loads(open(fixture("slow10")).read())
     doc["benchmarks"] = [b for b in doc["benchmarks"] if b.get("repetition_index", 0) < 2 or b["run_type"] != "iteration"]
     cand = tmp_path / "cand.json"
     cand.write_text(json.dumps(doc))
     rc, v = verdict_file(tmp_path, BASE, cand)
-    assert rc == 0
+    assert rc == 2   # never a pass: the gate could not test them
     assert {b["verdict"] for b in v["benchmarks"]} == {"too few repetitions"}
     assert all(b["p_value"] is None for b in v["benchmarks"])
-    _, out = run(capsys, BASE, cand)
+    capsys.readouterr()  # drop the first call's output
+    rc, out = run(capsys, BASE, cand)
+    assert rc == 2
     assert "too few repetitions (5 vs 2; need 3 each): not tested" in out.out
+    assert "fewer than 3 repetitions" in out.err and len(out.err.strip().splitlines()) == 1
 
 
 def test_medians_file_is_google_benchmark_json_that_loads_back(tmp_path):

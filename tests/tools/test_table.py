@@ -36,6 +36,7 @@ def test_cli_prints_markdown(capsys):
 
 @pytest.mark.parametrize("args, message", [
     (["--n", "2^12"], "no benchmark at N"),
+    (["--times", "2^12,2^14"], "no benchmark at N"),
     (["--n", "abc"], "--n"),
     (["--filter", "("], "not a valid regex"),
     (["--filter", "nothing_matches"], "no successful cuda_bench benchmarks"),

@@ -1,6 +1,6 @@
 """bench-compare: the regression gate between two cuda_bench runs with repetitions.
 
-  python3 -m benchtools.compare BASELINE.json CANDIDATE.json [--threshold 0.05] [--alpha 0.05]
+  python3 -m benchtools.compare BASELINE.json CANDIDATE.json [--threshold 0.06] [--alpha 0.05]
       [--force] [--markdown PATH] [--verdict PATH] [--medians PATH]
 
 Per benchmark in both files: the median of the repetition times on each side and
@@ -8,7 +8,7 @@ a one-sided Mann-Whitney U test over those times. A benchmark regressed when the
 candidate is significantly slower (p < alpha) by more than the threshold;
 improvements never fail. A benchmark that errors in the candidate fails the gate.
 Exit 0: nothing regressed; 1: something regressed or broke; 2: unusable input
-(one line on stderr).
+(one line on stderr), including benchmarks with too few repetitions to test.
 """
 from __future__ import annotations
 
@@ -279,7 +279,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-compare: {c.summary}; table in {args.markdown}")
     else:
         print(table, end="")
-    return 1 if c.failed else 0
+    if c.failed:
+        return 1
+    if c.count(TOO_FEW):
+        # A gate that could not test a benchmark must not pass it.
+        print(f"bench-compare: {c.count(TOO_FEW)} benchmarks have fewer than {MIN_REPETITIONS} repetitions on one "
+              f"side and were not tested (run cuda_bench with --benchmark_repetitions=10)", file=sys.stderr)
+        return 2
+    return 0
 
 
 if __name__ == "__main__":

@@ -216,7 +216,8 @@ def load_results(path: str | Path) -> Results:
 
 def representative(records: Iterable[Record]) -> List[Record]:
     """One record per benchmark: the median aggregate when repetitions were run,
-    otherwise the single run (the mean of several plain repetitions' times)."""
+    otherwise the single plain run, or the median of several plain runs (upper
+    median for an even count) when no aggregate was written."""
     by_key: Dict[tuple, List[Record]] = {}
     for r in records:
         by_key.setdefault((r.series, r.n, r.block, r.batch), []).append(r)

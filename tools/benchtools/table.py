@@ -81,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     peak = next((r.peak_bandwidth for r in runs if r.peak_bandwidth), None)
     if sizes:
-        for (family, type_), variants in sorted(time_rows(records, sizes).items()):
+        rows = time_rows(records, sizes)
+        if not rows:
+            print(f"bench-table: no benchmark at N = {args.times}", file=sys.stderr)
+            return 2
+        for (family, type_), variants in sorted(rows.items()):
             print(f"\n#### {family} {type_}: time per call (µs)\n")
             print("| variant | " + " | ".join(_n_label(s) for s in sizes) + " |")
             print("|---|" + "---:|" * len(sizes))

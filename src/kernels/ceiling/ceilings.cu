@@ -65,11 +65,11 @@ std::size_t vectors_of(std::size_t n) { return n / 4; }
 struct ReadVec16 {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 0, static_cast<double>(n)}; }
-  explicit ReadVec16(std::size_t n) : n_(n), partials_(stream_grid(vectors_of(n))) {}
+  explicit ReadVec16(std::size_t n)
+      : n_(n), in_(random_dataset<float>(n).device.get()), partials_(stream_grid(vectors_of(n))) {}
   void launch(cudaStream_t s) {
     const unsigned grid = stream_grid(vectors_of(n_));
-    read_kernel<<<grid, kBlock, 0, s>>>(reinterpret_cast<const float4*>(random_dataset<float>(n_).device.get()),
-                                        vectors_of(n_), partials_.get());
+    read_kernel<<<grid, kBlock, 0, s>>>(reinterpret_cast<const float4*>(in_), vectors_of(n_), partials_.get());
     BENCH_CHECK_LAUNCH("read_kernel");
   }
   std::string verify(cudaStream_t s) {
@@ -85,6 +85,7 @@ struct ReadVec16 {
     return reduce::check<reduce::Sum>(ref, got, n_);
   }
   std::size_t n_;
+  const float* in_;
   DeviceBuffer<float> partials_;
 };
 
@@ -117,8 +118,8 @@ template <bool Memcpy>
 struct Copy {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 4.0 * n, 0}; }
-  explicit Copy(std::size_t n) : n_(n), out_(n) {}
-  const float* in() const { return random_dataset<float>(n_).device.get(); }
+  explicit Copy(std::size_t n) : n_(n), in_(random_dataset<float>(n).device.get()), out_(n) {}
+  const float* in() const { return in_; }
   void launch(cudaStream_t s) {
     if constexpr (Memcpy) {
       BENCH_CUDA_CHECK(cudaMemcpyAsync(out_.get(), in(), n_ * sizeof(float), cudaMemcpyDeviceToDevice, s));
@@ -140,6 +141,7 @@ struct Copy {
     return "";
   }
   std::size_t n_;
+  const float* in_;
   DeviceBuffer<float> out_;
 };
 
@@ -199,7 +201,11 @@ __global__ void iadd_kernel(unsigned* out, unsigned seed) {
 template <class Out, int Lanes>
 struct ComputeBase {
   static constexpr std::size_t min_n = std::size_t(1) << 24;
-  static std::size_t threads(std::size_t n) { return std::max<std::size_t>(kBlock, n / (std::size_t(kChains) * kIter * Lanes)); }
+  // Whole blocks of threads, at least one.
+  static std::size_t threads(std::size_t n) {
+    const std::size_t t = n / (std::size_t(kChains) * kIter * Lanes);
+    return std::max<std::size_t>(1, t / kBlock) * kBlock;
+  }
   explicit ComputeBase(std::size_t n) : n_(n), out_(threads(n)) {}
   unsigned grid() const { return static_cast<unsigned>(threads(n_) / kBlock); }
   // Compares the stored result of a sample of threads with the host's.

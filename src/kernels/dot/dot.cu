@@ -60,11 +60,15 @@ struct DotGridStride : VariantBase {
 };
 
 struct DotVec16 : VariantBase {
-  static std::size_t workspace_bytes(std::size_t, int, int) { return std::size_t(reduce::sm_count()) * 32 * sizeof(float); }
+  static std::size_t workspace_bytes(std::size_t, int, int) {
+    return std::size_t(reduce::sm_count()) * reduce::kMaxResidentPerSm * sizeof(float);
+  }
   static void launch(const DotArgs& a) {
     if (reinterpret_cast<std::uintptr_t>(a.a) % 16 != reinterpret_cast<std::uintptr_t>(a.b) % 16)
       throw Unsupported("a and b must share their 16-byte alignment");
-    const std::size_t resident = std::size_t(reduce::sm_count()) * reduce::resident_blocks_per_sm(dot_vec16_kernel, a.block, 0);
+    const std::size_t resident =
+        std::min<std::size_t>(std::size_t(reduce::sm_count()) * reduce::resident_blocks_per_sm(dot_vec16_kernel, a.block, 0),
+                              a.workspace_size / sizeof(float));  // never more partials than room
     const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, reduce::ceil_div(a.n, a.block * 4))));
     auto* partials = static_cast<float*>(a.workspace);
     dot_vec16_kernel<<<grid, a.block, 0, a.stream>>>(a.a, a.b, partials, a.n);

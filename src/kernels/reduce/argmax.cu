@@ -92,11 +92,13 @@ struct ArgmaxTree : ArgVariantBase {
 struct ArgmaxVec16 : ArgVariantBase {
   template <class T>
   static std::size_t workspace_bytes(std::size_t, int, int) {
-    return std::size_t(sm_count()) * 32 * sizeof(Pair<T>);
+    return std::size_t(sm_count()) * kMaxResidentPerSm * sizeof(Pair<T>);
   }
   template <class T>
   static void launch(const ArgArgs<T>& a) {
-    const std::size_t resident = std::size_t(sm_count()) * resident_blocks_per_sm(argmax_vec16_first<T>, a.block, 0);
+    const std::size_t resident =
+        std::min<std::size_t>(std::size_t(sm_count()) * resident_blocks_per_sm(argmax_vec16_first<T>, a.block, 0),
+                              a.workspace_size / sizeof(Pair<T>));  // never more partials than room
     const std::size_t needed = ceil_div(a.n, std::size_t(a.block) * (16 / sizeof(T)));
     const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed)));
     auto* partials = static_cast<Pair<T>*>(a.workspace);

@@ -131,6 +131,10 @@ int resident_blocks_per_sm(Kernel kernel, int block, std::size_t dynamic_smem) {
 
 int sm_count();
 
+// Room for one partial per resident block: 2048 threads / 64-thread blocks = 32
+// blocks per SM at most; launchers also clamp their grid to the room they have.
+constexpr int kMaxResidentPerSm = 32;
+
 // Multi-pass driver (Harris; PMPP's multi-level reduction): `first(in, out, n)`
 // reduces each run of block * per_thread inputs into out[blockIdx.x]; `next` (the
 // same kernel on accumulator-typed partials) runs on the partials until one

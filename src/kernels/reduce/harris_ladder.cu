@@ -222,7 +222,6 @@ struct WarpShuffleBlock : MultiPass<0> {
 };
 
 struct Vec16SmGrid : VariantBase {
-  static constexpr int kMaxResidentPerSm = 32;  // 2048 threads / 64-thread blocks
   template <class Op, class In>
   static std::size_t workspace_bytes(std::size_t, int, int) {
     return std::size_t(sm_count()) * kMaxResidentPerSm * sizeof(Acc<In>);
@@ -231,7 +230,8 @@ struct Vec16SmGrid : VariantBase {
   static void launch(const Args<Op, In>& a) {
     using A = Acc<In>;
     const auto first = vec16_sm_grid_kernel<Op, In>;
-    const std::size_t resident = std::size_t(sm_count()) * resident_blocks_per_sm(first, a.block, 0);
+    const std::size_t resident = std::min<std::size_t>(std::size_t(sm_count()) * resident_blocks_per_sm(first, a.block, 0),
+                                                       a.workspace_size / sizeof(A));  // never more partials than room
     const std::size_t needed = ceil_div(a.n, std::size_t(a.block) * Vec16<In>::count);
     const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed)));
     A* partials = static_cast<A*>(a.workspace);
