@@ -97,15 +97,10 @@ class ArgMaxCase final : public Case {
   bool host_work() const override { return V::result_on_host; }
 
   std::string verify(cudaStream_t stream) override {
-    BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(ArgPair<T>), stream));
-    std::memset(&host_out_, 0xA5, sizeof host_out_);
-    launch(stream);
-    BENCH_CHECK_LAUNCH("variant");
-    ArgPair<T> got{};
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(&got, out_.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const ArgPair<T> got =
+        run_poisoned([this](cudaStream_t s) { launch(s); }, out_.get(), &host_out_, V::result_on_host, stream);
     const auto& data = random_dataset<T>(n_ + offset_).host;
-    return argmax_check(argmax_reference(data.data() + offset_, n_), V::result_on_host ? host_out_ : got);
+    return argmax_check(argmax_reference(data.data() + offset_, n_), got);
   }
 
  private:

@@ -89,16 +89,11 @@ class DotCase final : public Case {
   bool host_work() const override { return V::result_on_host; }
 
   std::string verify(cudaStream_t stream) override {
-    BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(float), stream));
-    std::memset(&host_out_, 0xA5, sizeof host_out_);
-    launch(stream);
-    BENCH_CHECK_LAUNCH("variant");
-    float got = 0;
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(&got, out_.get(), sizeof got, cudaMemcpyDeviceToHost, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+    const float got =
+        run_poisoned([this](cudaStream_t s) { launch(s); }, out_.get(), &host_out_, V::result_on_host, stream);
     const float* a = random_dataset<float>(n_ + offset_, 0).host.data() + offset_;
     const float* b = random_dataset<float>(n_ + offset_, 1).host.data() + offset_;
-    return dot_check(dot_reference(a, b, n_), V::result_on_host ? host_out_ : got, n_);
+    return dot_check(dot_reference(a, b, n_), got, n_);
   }
 
  private:

@@ -26,6 +26,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "families/scalar_result.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
 #include "harness/parallel.hpp"
@@ -213,14 +214,8 @@ class ReduceCase final : public Case {
 
   // One run with a poisoned result, so an unwritten output cannot pass.
   std::string verify(cudaStream_t stream) override {
-    BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(A), stream));
-    std::memset(&host_out_, 0xA5, sizeof(A));
-    launch(stream);
-    BENCH_CHECK_LAUNCH("variant");
-    A got{};
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(&got, out_.get(), sizeof(A), cudaMemcpyDeviceToHost, stream));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return check<Op>(dataset_reference<Op, In>(n_, offset_), V::result_on_host ? host_out_ : got, n_);
+    const A got = run_poisoned([this](cudaStream_t s) { launch(s); }, out_.get(), &host_out_, V::result_on_host, stream);
+    return check<Op>(dataset_reference<Op, In>(n_, offset_), got, n_);
   }
 
  private:
