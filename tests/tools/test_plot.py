@@ -66,12 +66,18 @@ def test_cli_truncated_input_warns_and_plots(tmp_path, capsys):
     (lambda d: None, [SMALL, "--format", "gif"], "--format"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, setup, args, message):
+    expect_one_line_exit_2(tmp_path, capsys, setup, args, message)
+
+
+def expect_one_line_exit_2(tmp_path, capsys, setup, args, message):
+    """bench-plot on bad input: exit 2, `message` on one stderr line, nothing written."""
     setup(tmp_path)
     argv = [a.format(d=tmp_path) for a in args] + ["--out", str(tmp_path / "out")]
     assert plot.main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err
     assert len(err.splitlines()) == 1
+    assert not (tmp_path / "out").exists()
 
 
 # --- h200_roofline.json: ceilings, context peaks, reduce_sum i32/f32, vector_add f16/bf16 ---
@@ -255,10 +261,4 @@ def test_cli_truncated_roofline_input_warns_and_plots(tmp_path, capsys):
     (lambda d: None, [ROOF, "--no-such-option"], "unrecognized arguments"),
 ])
 def test_cli_new_bad_input_exits_2_with_one_line(tmp_path, capsys, setup, args, message):
-    setup(tmp_path)
-    argv = [a.format(d=tmp_path) for a in args] + ["--out", str(tmp_path / "out")]
-    assert plot.main(argv) == 2
-    err = capsys.readouterr().err.strip()
-    assert message in err
-    assert len(err.splitlines()) == 1
-    assert not (tmp_path / "out").exists()                  # nothing written on bad input
+    expect_one_line_exit_2(tmp_path, capsys, setup, args, message)

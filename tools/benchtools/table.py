@@ -14,13 +14,9 @@ from __future__ import annotations
 import sys
 from typing import Dict, List, Sequence, Tuple
 
-from benchtools.plot import _Parser, _kernels, _parse_n, _regex, best_at, choose_baseline, load_all, select
+from benchtools.plot import (_Parser, _config, _kernels, _n_label, _parse_n, _regex, best_at, choose_baseline,
+                             load_all, select)
 from benchtools.results import Record, ResultsError, best_per_n
-
-
-def _config(r: Record) -> str:
-    parts = [f"block {r.block}" if r.block else "", f"batch {r.batch}" if r.batch else ""]
-    return ", ".join(p for p in parts if p) or "-"
 
 
 def _groups(records: List[Record]) -> Dict[Tuple[str, str], List[Record]]:
@@ -53,10 +49,6 @@ def time_rows(records: List[Record], sizes: Sequence[int]) -> Dict[Tuple[str, st
         if cells:
             out.setdefault((family, type_), {})[variant] = cells
     return out
-
-
-def _n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +96,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for variant, r, ratio in rows:
             frac = f"{r.bytes_per_second / peak:.1%}" if peak else "-"
             vs = f"{ratio:.2f}" if ratio is not None else "-"
-            print(f"| {variant} | {_config(r)} | {r.seconds * 1e6:.1f} | {r.bytes_per_second / 1e9:.0f} | {frac} | {vs} |")
+            print(f"| {variant} | {_config(r) or '-'} | {r.seconds * 1e6:.1f} | {r.bytes_per_second / 1e9:.0f} | {frac} | {vs} |")
     return 0
 
 
