@@ -21,6 +21,7 @@
 #include "harness/registry.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
+#include "harness/stop.hpp"
 #include "harness/versions.hpp"
 
 namespace {
@@ -176,6 +177,7 @@ int run(int argc, char** argv) {
   std::string results_path;
   const bool json_out = gb_flag(opt.passthrough, "benchmark_out_format").value_or("json") == "json";
   if (!listing) {
+    bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
     std::string why;
     const auto device = bench::query_device(&why);
     if (!device) {
@@ -204,6 +206,7 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
+    for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
     benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
 #endif
@@ -225,10 +228,11 @@ int run(int argc, char** argv) {
                                else state.SkipWithError("no CUDA GPU");
                              });
 
-  bench::FlushingJsonReporter file_reporter;
+  bench::ResultsWriter file_reporter(results_path);  // exits 1 itself on a write error
   const std::size_t ran =
       benchmark::RunSpecifiedBenchmarks(nullptr, (!listing && json_out) ? &file_reporter : nullptr);
   benchmark::Shutdown();
+  bench::honour_stop_request();  // a stop in the last benchmark of a run without our JSON writer
   if (listing) return 0;
   if (ran == 0) {
     std::fprintf(stderr, "cuda_bench: no benchmark matched the filter\n");
