@@ -140,7 +140,8 @@ int ResultsWriter::close_json() {
     closed_ = static_cast<bool>(out);
     return closed_ ? 0 : EIO;
   }
-  set_abort_file(-1, path_, kClosing);  // from here on, only this function touches the file
+  // What a second signal's handler would do too (src/harness/stop.cpp), so
+  // wherever it interrupts this, the file ends closed at a complete benchmark.
   const auto len = static_cast<ssize_t>(std::strlen(kClosing));
   int err = 0;
   if (::ftruncate(fd_, committed_) != 0 || ::lseek(fd_, committed_, SEEK_SET) != committed_) err = errno;
@@ -148,6 +149,7 @@ int ResultsWriter::close_json() {
   // fsync: some file systems report a full disk only here. Not every file can
   // be synced (a pipe, /dev/stdout): EINVAL and the like say so, and are no write error.
   if (err == 0 && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) err = errno;
+  set_abort_file(-1, path_, kClosing);
   if (::close(fd_) != 0 && err == 0) err = errno;
   fd_ = -1;
   closed_ = err == 0;

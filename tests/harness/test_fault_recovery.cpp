@@ -35,7 +35,7 @@ std::string read(const std::string& path) {
 }
 
 // Runs `decls` at N = 2^20 through Google Benchmark with the real runner and
-// writer, as cuda_bench does; the results file's path.
+// results writer, as cuda_bench does, into `path`.
 void run_suite(const std::vector<const Declaration*>& decls, Runner& runner, const std::string& path) {
   std::vector<Declaration> copies;
   for (const auto* d : decls) copies.push_back(*d);
@@ -44,13 +44,9 @@ void run_suite(const std::vector<const Declaration*>& decls, Runner& runner, con
   register_benchmarks(copies, opt, [&runner](benchmark::State& s, const Declaration& d, const Point& p) {
     runner.run(s, d, p);
   });
-  ResultsWriter writer(path);
-  std::stringstream console;
-  benchmark::ConsoleReporter display;
-  display.SetOutputStream(&console);
-  display.SetErrorStream(&console);
   std::remove(path.c_str());
-  benchmark::RunSpecifiedBenchmarks(&display, &writer, ".*");
+  ResultsWriter writer(path);
+  benchmark::RunSpecifiedBenchmarks(&writer, ".*");  // as the display reporter: no --benchmark_out needed
   benchmark::ClearRegisteredBenchmarks();
 }
 

@@ -61,11 +61,19 @@ void set_error(R& r, const std::string& message, long) {
   r.error_message = message;
 }
 
-std::string temp_path(const std::string& name) {
-  const std::string path = ::testing::TempDir() + "cuda_bench_" + name + "_" + std::to_string(getpid()) + ".json";
-  std::remove(path.c_str());
-  return path;
-}
+// A results file (and its child's stderr) in the test's temporary directory,
+// removed afterwards.
+struct TempFile {
+  explicit TempFile(const std::string& name)
+      : path(::testing::TempDir() + "cuda_bench_" + name + "_" + std::to_string(getpid()) + ".json") {
+    std::remove(path.c_str());
+  }
+  ~TempFile() {
+    std::remove(path.c_str());
+    std::remove((path + ".stderr").c_str());
+  }
+  const std::string path;
+};
 
 std::string read(const std::string& path) {
   std::ifstream in(path);
@@ -93,7 +101,8 @@ void expect_valid_json(const std::string& path) {
 }
 
 TEST(ResultsWriter, KeepsGoogleBenchmarksFieldsAndMergesAnnotations) {
-  const std::string path = temp_path("fields");
+  const TempFile file("fields");
+  const std::string& path = file.path;
   annotate("writer_test/i32/a/N:1024", "role", "kernel");
   annotate("writer_test/i32/a/N:1024", "clocks", {{"source", "nvml"}, {"sm_mhz", {{"min", 1980}}}});
   annotate("writer_test/i32/a/N:1024", "name", "not Google Benchmark's");  // GB's own field wins
@@ -129,7 +138,8 @@ TEST(ResultsWriter, KeepsGoogleBenchmarksFieldsAndMergesAnnotations) {
 // for the closing, so our tools (which add nothing) read every finished one,
 // and appending the closing makes it strict JSON.
 TEST(ResultsWriter, EveryFinishedBenchmarkIsOnDiskAtOnce) {
-  const std::string path = temp_path("prefix");
+  const TempFile file("prefix");
+  const std::string& path = file.path;
   ResultsWriter w(path);
   w.ReportContext(benchmark::BenchmarkReporter::Context{});
   EXPECT_EQ(nlohmann::json::parse(read(path) + ResultsWriter::kClosing)["benchmarks"].size(), 0u);
@@ -238,7 +248,8 @@ Child signal_fake_suite(const std::string& path, int slow_from, int ready_after,
 }
 
 TEST(StopSignals, SigintStopsAfterTheCurrentBenchmarkWithClosedJson) {
-  const std::string path = temp_path("sigint");
+  const TempFile file("sigint");
+  const std::string& path = file.path;
   const Child c = signal_fake_suite(path, 1000, 3, {SIGINT});
   ASSERT_TRUE(WIFEXITED(c.status)) << c.err;
   EXPECT_EQ(WEXITSTATUS(c.status), 130) << c.err;
@@ -253,7 +264,8 @@ TEST(StopSignals, SigintStopsAfterTheCurrentBenchmarkWithClosedJson) {
 }
 
 TEST(StopSignals, SigtermStopsWithExitStatus143) {
-  const std::string path = temp_path("sigterm");
+  const TempFile file("sigterm");
+  const std::string& path = file.path;
   const Child c = signal_fake_suite(path, 1000, 2, {SIGTERM});
   ASSERT_TRUE(WIFEXITED(c.status)) << c.err;
   EXPECT_EQ(WEXITSTATUS(c.status), 143) << c.err;
@@ -262,7 +274,8 @@ TEST(StopSignals, SigtermStopsWithExitStatus143) {
 }
 
 TEST(StopSignals, SecondSignalAbortsTheCurrentBenchmarkAndStillClosesTheJson) {
-  const std::string path = temp_path("twice");
+  const TempFile file("twice");
+  const std::string& path = file.path;
   const auto start = std::chrono::steady_clock::now();
   const Child c = signal_fake_suite(path, 2, 2, {SIGINT, SIGINT});  // the third benchmark takes 30 s
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10)) << "the second signal did not abort";
@@ -277,7 +290,8 @@ TEST(StopSignals, SecondSignalAbortsTheCurrentBenchmarkAndStillClosesTheJson) {
 
 // SIGKILL: nothing runs, yet every finished benchmark is on disk.
 TEST(StopSignals, SigkillLeavesEveryFinishedBenchmarkReadable) {
-  const std::string path = temp_path("sigkill");
+  const TempFile file("sigkill");
+  const std::string& path = file.path;
   const Child c = signal_fake_suite(path, 1000, 3, {SIGKILL});
   ASSERT_TRUE(WIFSIGNALED(c.status));
   const std::string text = read(path);
@@ -285,10 +299,10 @@ TEST(StopSignals, SigkillLeavesEveryFinishedBenchmarkReadable) {
   EXPECT_GE(j["benchmarks"].size(), 3u);
 }
 
-void stop_for_cuda_error() {
-  const std::string path = temp_path("sticky");
+void stop_for_cuda_error(const std::string& path) {
   ResultsWriter w(path);
   w.ReportContext(benchmark::BenchmarkReporter::Context{});
+  std::remove(path.c_str());  // the child's own file (its name has the child's pid): written, never read
   w.ReportRuns({fake_run("writer_test/i32/ok/N:1", 1)});
   request_cuda_error_stop("writer_test/i32/bad/N:1", "sticky CUDA error (cudaErrorIllegalAddress)");
   w.ReportRuns({fake_run("writer_test/i32/bad/N:1", 0)});
@@ -299,7 +313,8 @@ void stop_for_cuda_error() {
 
 TEST(StopDeathTest, StickyCudaErrorStopsWithExitStatus1) {
   GTEST_FLAG_SET(death_test_style, "threadsafe");
-  EXPECT_EXIT(stop_for_cuda_error(), ::testing::ExitedWithCode(1),
+  const TempFile file("sticky");
+  EXPECT_EXIT(stop_for_cuda_error(file.path), ::testing::ExitedWithCode(1),
               "sticky CUDA error in writer_test/i32/bad/N:1: sticky CUDA error \\(cudaErrorIllegalAddress\\); the "
               "CUDA context is unusable, nothing more was run on it: stopped after 2 benchmarks; results in .* "
               "\\(closed, valid JSON\\)");
