@@ -44,7 +44,7 @@ static_assert(NVML_TEMPERATURE_GPU == nvml_abi::kTemperatureGpu && NVML_SUCCESS 
 static_assert(nvmlClocksEventReasonGpuIdle == 0x1 && nvmlClocksEventReasonSwPowerCap == 0x4);
 #endif
 #ifdef nvmlClocksThrottleReasonHwSlowdown
-static_assert(nvmlClocksThrottleReasonHwSlowdown == 0x8 && nvmlClocksThrottleReasonHwThermalSlowdown == 0x40);
+static_assert(nvmlClocksThrottleReasonHwSlowdown == 0x8);
 #endif
 
 // NVML's clocks event reasons (formerly "throttle reasons"), bit by bit.
@@ -71,15 +71,17 @@ class Nvml {
       why_ = "libnvidia-ml.so.1 not loadable";
       return;
     }
-    bool all = load(init_, "nvmlInit_v2") && load(shutdown_, "nvmlShutdown") &&
-               load(error_string_, "nvmlErrorString") && load(by_pci_, "nvmlDeviceGetHandleByPciBusId_v2") &&
-               load(clock_, "nvmlDeviceGetClockInfo") && load(max_clock_, "nvmlDeviceGetMaxClockInfo") &&
-               load(temperature_, "nvmlDeviceGetTemperature") && load(power_, "nvmlDeviceGetPowerUsage") &&
-               load(driver_version_, "nvmlSystemGetDriverVersion") &&
-               load(nvml_version_, "nvmlSystemGetNVMLVersion");
+    const bool all = load(init_, "nvmlInit_v2") && load(shutdown_, "nvmlShutdown") &&
+                     load(error_string_, "nvmlErrorString") && load(by_pci_, "nvmlDeviceGetHandleByPciBusId_v2") &&
+                     load(clock_, "nvmlDeviceGetClockInfo") && load(max_clock_, "nvmlDeviceGetMaxClockInfo");
+    // The rest is recorded where the library has it (null when not).
+    load(temperature_, "nvmlDeviceGetTemperature", false);
+    load(power_, "nvmlDeviceGetPowerUsage", false);
+    load(driver_version_, "nvmlSystemGetDriverVersion", false);
+    load(nvml_version_, "nvmlSystemGetNVMLVersion", false);
     // Renamed in NVML 12.x; older drivers have only the old name.
-    if (!load(reasons_, "nvmlDeviceGetCurrentClocksEventReasons"))
-      all = all && load(reasons_, "nvmlDeviceGetCurrentClocksThrottleReasons");
+    if (!load(reasons_, "nvmlDeviceGetCurrentClocksEventReasons", false))
+      load(reasons_, "nvmlDeviceGetCurrentClocksThrottleReasons", false);
     if (!all) {
       why_ = "libnvidia-ml.so.1 lacks " + missing_;
       return;
@@ -107,8 +109,8 @@ class Nvml {
     max_sm_mhz_ = mhz;
     if (max_clock_(device_, nvml_abi::kClockMem, &mhz) == nvml_abi::kSuccess) max_mem_mhz_ = mhz;
     char text[96] = {};
-    if (driver_version_(text, sizeof text) == nvml_abi::kSuccess) driver_ = text;
-    if (nvml_version_(text, sizeof text) == nvml_abi::kSuccess) version_ = text;
+    if (driver_version_ && driver_version_(text, sizeof text) == nvml_abi::kSuccess) driver_ = text;
+    if (nvml_version_ && nvml_version_(text, sizeof text) == nvml_abi::kSuccess) version_ = text;
     ok_ = true;
   }
   ~Nvml() {
@@ -131,17 +133,18 @@ class Nvml {
     unsigned v = 0;
     if (clock_(device_, nvml_abi::kClockSm, &v) == nvml_abi::kSuccess) s.sm_mhz = v;
     if (clock_(device_, nvml_abi::kClockMem, &v) == nvml_abi::kSuccess) s.mem_mhz = v;
-    if (temperature_(device_, nvml_abi::kTemperatureGpu, &v) == nvml_abi::kSuccess) s.temperature_c = v;
-    if (power_(device_, &v) == nvml_abi::kSuccess) s.power_w = v * 1e-3;  // mW
-    s.reasons_known = reasons_(device_, &s.reasons) == nvml_abi::kSuccess;
+    if (temperature_ && temperature_(device_, nvml_abi::kTemperatureGpu, &v) == nvml_abi::kSuccess)
+      s.temperature_c = v;
+    if (power_ && power_(device_, &v) == nvml_abi::kSuccess) s.power_w = v * 1e-3;  // mW
+    s.reasons_known = reasons_ && reasons_(device_, &s.reasons) == nvml_abi::kSuccess;
     return s;
   }
 
  private:
   template <class Fn>
-  bool load(Fn& fn, const char* symbol) {
+  bool load(Fn& fn, const char* symbol, bool required = true) {
     fn = reinterpret_cast<Fn>(dlsym(lib_, symbol));
-    if (!fn) missing_ += (missing_.empty() ? "" : ", ") + std::string(symbol);
+    if (!fn && required) missing_ += (missing_.empty() ? "" : ", ") + std::string(symbol);
     return fn != nullptr;
   }
 

@@ -138,7 +138,7 @@ TEST_F(FaultRecovery, EveryBenchmarkCarriesItsClockRecord) {
     const auto& c = b["clocks"];
     EXPECT_EQ(c["source"], source);
     EXPECT_GE(c["samples"].get<int>(), 1);
-    EXPECT_EQ(c["sm_max_mhz"].get<double>(), max_mhz);
+    EXPECT_NEAR(c["sm_max_mhz"].get<double>(), max_mhz, 0.5);  // the context rounds to whole MHz
     const double lowest = c["sm_mhz"]["min"].get<double>();
     EXPECT_GT(lowest, 0.1 * max_mhz);
     EXPECT_LE(c["sm_mhz"]["max"].get<double>(), 1.05 * max_mhz);
