@@ -4,6 +4,7 @@
 
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
+#include "harness/profile.hpp"
 
 namespace bench {
 
@@ -41,7 +42,9 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
       }
       verified_.insert(name);
     }
-    const double seconds = timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
+    const auto launch = [&c](cudaStream_t s) { c->launch(s); };
+    const double seconds = profile_one_enabled() ? profile_one(state, timer_, name, launch)  // the DRAM-byte audit
+                                                 : timer_.measure(state, launch, cache_, c->host_work());
     set_counters(state, decl.work(point.n), point.n, seconds, device_.peak_bandwidth_bytes_per_s());
   } catch (const Unsupported& e) {
     fail(state, name, std::string("unsupported: ") + e.what());
