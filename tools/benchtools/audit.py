@@ -55,7 +55,8 @@ class Audited:
     total_declared: float
     flush_bytes_read: float
     status: str                 # "ok", "mismatch", "no kernel", "total only"
-    reasons: List[str] = field(default_factory=list)
+    reasons: List[str] = field(default_factory=list)   # why it is a mismatch
+    notes: List[str] = field(default_factory=list)     # what limits the measurement
 
 
 def _describe(what: str, d: Direction) -> str:
@@ -77,10 +78,14 @@ def audit_call(name: str, call: Optional[Call], fields: Dict[str, object], total
                 call.flush_bytes_read if call else 0.0, "ok")
     if call is None or not call.kernels:
         a.status = "no kernel"
-        a.reasons.append("no kernel in the profiled call (host work or a copy-engine copy): not audited")
+        a.notes.append("no kernel in the profiled call (host work or a copy-engine copy): not audited")
         return a
     if not call.flushes:
-        a.reasons.append("no closing flush profiled: write-backs after the call are missing")
+        a.notes.append("no closing flush profiled: write-backs after the call are missing")
+    passes = max((k.passes or 1 for k in call.kernels + call.flushes), default=1)
+    if passes > 1:
+        a.notes.append(f"ncu replayed a kernel {passes} times: between passes it restores memory, "
+                       "so the L2 state the next kernel sees is not the call's")
     if split:
         a.reasons += [_describe(what, d) for what, d in (("reads", read), ("writes", written)) if d.off(tolerance, slack)]
     else:
@@ -88,7 +93,7 @@ def audit_call(name: str, call: Optional[Call], fields: Dict[str, object], total
         both = Direction(total_declared, read.measured + written.measured)
         if both.off(tolerance, slack):
             a.reasons.append(_describe("reads + writes", both))
-    if any(r for r in a.reasons if not r.startswith("no closing")):
+    if a.reasons:
         a.status = "mismatch"
     return a
 
@@ -154,9 +159,9 @@ def to_markdown(rows: List[Audited], results: Results, tolerance: float, slack: 
                      f"{fmt_bytes(r.read.measured)} | {_ratio(r.read.ratio if audited else None)} | "
                      f"{fmt_bytes(r.written.declared)} | {fmt_bytes(r.written.measured)} | "
                      f"{_ratio(r.written.ratio if audited else None)} | {r.status} |")
-    notes = [r for r in rows if r.reasons and r.status != "mismatch"]
+    notes = [r for r in rows if r.notes]
     if notes:
-        lines += ["", "## Notes", ""] + [f"- `{r.name}`: " + "; ".join(r.reasons) for r in notes]
+        lines += ["", "## Notes", ""] + [f"- `{r.name}`: " + "; ".join(r.notes) for r in notes]
     return "\n".join(lines) + "\n"
 
 

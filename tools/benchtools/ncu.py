@@ -141,11 +141,11 @@ def parse_ncu_csv(text: str, source: str = "ncu CSV") -> List[KernelRow]:
 
 
 def group_calls(rows: Sequence[KernelRow], profiled: Sequence[str], source: str = "ncu CSV") -> Dict[str, Call]:
-    """{benchmark name: Call}. By NVTX range when every row carries one, else by
-    order: each flush closes the call of the next benchmark in `profiled` (the
-    results file's successful benchmarks, in run order)."""
+    """{benchmark name: Call}. By NVTX range when every row carries one naming a
+    benchmark of `profiled` (the results file's successful benchmarks, in run
+    order), else by order: each flush closes the call of the next benchmark."""
     calls: Dict[str, Call] = {}
-    if all(r.benchmark for r in rows):
+    if all(r.benchmark for r in rows) and {r.benchmark for r in rows} <= set(profiled):
         for r in rows:
             call = calls.setdefault(r.benchmark, Call(r.benchmark))
             (call.flushes if r.is_flush else call.kernels).append(r)

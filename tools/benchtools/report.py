@@ -310,7 +310,8 @@ def ratios(base: Results, other: Results) -> Tuple[List[Tuple[Record, Record]], 
     and the names only in base, only in other."""
     a = {r.name: r for r in representative(base.records)}
     b = {r.name: r for r in representative(other.records)}
-    both = [(a[k], b[k]) for k in sorted(a) if k in b]
+    order = lambda r: (r.series, r.n, r.block or 0, r.batch or 0)  # noqa: E731 (N numerically, not as text)
+    both = [(a[k], b[k]) for k in sorted(set(a) & set(b), key=lambda k: order(a[k]))]
     return both, sorted(set(a) - set(b)), sorted(set(b) - set(a))
 
 
