@@ -2,6 +2,8 @@
 // benchmarks, and the declared bytes it compares against.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "harness/annotations.hpp"
 #include "harness/profile.hpp"
 
