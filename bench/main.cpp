@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "harness/device.hpp"
+#include "harness/profile.hpp"
 #include "harness/registry.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
@@ -40,6 +41,8 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
+  --profile-one            one profiled call per benchmark instead of timing, for
+                           ncu's DRAM-byte audit (tools/run-audit, docs/audit.md)
 
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
@@ -50,6 +53,7 @@ struct Options {
   bench::CacheMode cache = bench::CacheMode::cold;
   std::string results_dir = CUDABENCH_SOURCE_DIR "/results";
   bool list_variants = false;
+  bool profile_one = false;
   std::vector<std::string> passthrough;  // argv for Google Benchmark
 };
 
@@ -111,6 +115,8 @@ Options parse(int argc, char** argv) {
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
     } else if (a == "--list-variants") {
       o.list_variants = true;
+    } else if (a == "--profile-one") {
+      o.profile_one = true;
     } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=") || a == "--help" || a == "-h") {
       o.passthrough.push_back(a);  // Google Benchmark's own
     } else {
@@ -207,6 +213,9 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
     for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
+    if (opt.profile_one) bench::set_profile_one(true);
+    if (bench::profile_one_enabled())  // its times are single profiled calls, not measurements
+      benchmark::AddCustomContext("profile_one", "true");
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
     benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
 #endif
@@ -227,6 +236,7 @@ int run(int argc, char** argv) {
                                if (r) r->run(state, d, p);
                                else state.SkipWithError("no CUDA GPU");
                              });
+  bench::annotate_declared_bytes(decls, opt.reg);
 
   bench::ResultsWriter file_reporter(results_path);  // exits 1 itself on a write error
   const std::size_t ran =

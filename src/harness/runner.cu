@@ -8,6 +8,7 @@
 #include "harness/data.hpp"
 #include "harness/device_memory.hpp"
 #include "harness/stop.hpp"
+#include "harness/profile.hpp"
 
 namespace bench {
 namespace {
@@ -100,9 +101,15 @@ Runner::Attempt Runner::attempt(benchmark::State& state, const Declaration& decl
       verified_.insert(name);
     }
     timing = true;
-    clocks_.start();  // a sampler thread: nothing enters the timed region
-    const double seconds = timer_.measure(state, [&c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
-    record_clock_samples(name, clocks_.stop(timer_.stream()));
+    const auto launch = [&c](cudaStream_t s) { c->launch(s); };
+    double seconds = 0;
+    if (profile_one_enabled()) {
+      seconds = profile_one(state, timer_, name, launch);  // the DRAM-byte audit: one profiled call
+    } else {
+      clocks_.start();  // a sampler thread: nothing enters the timed region
+      seconds = timer_.measure(state, launch, cache_, c->host_work());
+      record_clock_samples(name, clocks_.stop(timer_.stream()));
+    }
     set_counters(state, decl.work(point.n), point.n, seconds, device_.peak_bandwidth_bytes_per_s());
     return Attempt::done;
   } catch (const Unsupported& e) {

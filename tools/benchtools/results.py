@@ -252,3 +252,24 @@ def best_per_n(records: Iterable[Record]) -> Dict[Tuple[str, str, str], List[Rec
     for rs in series.values():
         rs.sort(key=lambda r: r.n)
     return series
+
+
+def benchmark_fields(path: str | Path, keys: Iterable[str]) -> Dict[str, Dict[str, object]]:
+    """Per-benchmark fields beyond the counters Record holds (the annotations of
+    the JSON contract, e.g. "role", or the declared "bytes_read"/"bytes_written"),
+    keyed by canonical name: {name: {key: value}} for the keys asked for, from
+    the first entry of each benchmark that carries any. For a file that
+    load_results accepted (a truncated one included)."""
+    wanted = list(keys)
+    text = Path(path).read_text()
+    try:
+        entries = json.loads(text).get("benchmarks", [])
+    except json.JSONDecodeError:
+        entries = _salvage(text)[1]
+    out: Dict[str, Dict[str, object]] = {}
+    for b in entries:
+        parsed = parse_name(str(b.get("run_name") or b.get("name") or "")) if isinstance(b, dict) else None
+        fields = {k: b[k] for k in wanted if parsed and k in b}
+        if fields:
+            out.setdefault(canonical_name(**parsed), fields)
+    return out
