@@ -308,3 +308,27 @@ def test_a_copy_with_one_kernel_slowed_3_percent_flags_that_benchmark_and_nothin
     row = next(r for r in c.rows if r.name == slowed)
     assert row.change == pytest.approx(0.03, abs=0.005) and row.allowed.threshold < 0.02
     assert compare.compare(base, cand, compare.Settings(noise=model)).count(compare.REGRESSED) == 0
+
+
+# --- roles -----------------------------------------------------------------------------------------------
+
+def test_roles_select_what_is_gated(tmp_path, capsys):
+    cpu = "dot/f32/cpu_threads/N:268435456"
+    DECLARED[cpu] = {"role": "cpu", "host_work": True}
+    try:
+        base = write_run(tmp_path / "base.json", {KERNEL: 100.0, cpu: 100.0})
+        cand = write_run(tmp_path / "cand.json", {KERNEL: 100.0, cpu: 130.0})
+    finally:
+        del DECLARED[cpu]
+    assert compare.main([base, cand]) == 1                       # every role by default
+    rc, rows, v = verdicts(tmp_path, base, cand, "--roles", "kernel,library")
+    assert rc == 0 and list(rows) == [KERNEL] and v["not_gated"] == [f"{cpu} (cpu)"]
+    capsys.readouterr()
+    assert compare.main([base, cand, "--roles", "kernel,gpu"]) == 2
+    assert "--roles: expected a comma list of kernel, library, cpu, got 'kernel,gpu'" in capsys.readouterr().err
+
+
+def test_roles_never_drop_a_benchmark_whose_file_predates_roles(tmp_path):
+    # compare_*.json carry no roles: with --roles they are still judged (nothing is known to exclude them).
+    rc, rows, v = verdicts(tmp_path, BASE, str(FIXTURES / "compare_slow10.json"), "--roles", "kernel")
+    assert rc == 1 and len(rows) == 6 and v["not_gated"] == []

@@ -24,7 +24,7 @@ import math
 import statistics
 import sys
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scipy.stats import mannwhitneyu
@@ -32,7 +32,7 @@ from scipy.stats import mannwhitneyu
 from benchtools import noise
 from benchtools.cli import check_writable, write_text
 from benchtools.noise import Allowance, BenchClass, NoiseModel, repetition_times
-from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
+from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
 
 # Without A/A history: the old single threshold, from the A/A noise measured on the
 # H200 before per-benchmark thresholds (largest |change| 4.4%, a thrust call).
@@ -90,6 +90,7 @@ class Settings:
     fixed: float = DEFAULT_THRESHOLD    # for benchmarks without history (or all, when forced)
     force_fixed: bool = False           # --threshold given: one threshold for every benchmark
     noise: Optional[NoiseModel] = None
+    roles: Optional[Tuple[str, ...]] = None   # gate only these declared roles (None: all)
 
 
 @dataclass
@@ -100,6 +101,7 @@ class Comparison:
     rows: List[Row]
     new: List[str]
     missing: List[str]
+    not_gated: List[str] = field(default_factory=list)   # role not in --roles
 
     @property
     def failed(self) -> bool:
@@ -148,8 +150,12 @@ def compare(baseline: Results, candidate: Results, settings: Settings | None = N
     base_names = {**base, **base_err}   # dicts: ordered, no duplicates
     rows: List[Row] = []
     new: List[str] = []
+    not_gated: List[str] = []
     for n in {**cand, **cand_err}:
         cls = _class_of(n, *run_classes)
+        if settings.roles is not None and cls.role != "unknown" and cls.role not in settings.roles:
+            not_gated.append(f"{n} ({cls.role})")
+            continue
         if n in cand_err and n in base_names:
             # A kernel that broke is worse than a slow one: this fails the gate.
             rows.append(Row(n, ERROR, cls, statistics.median(base[n]) if n in base else None, error=cand_err[n]))
@@ -169,7 +175,7 @@ def compare(baseline: Results, candidate: Results, settings: Settings | None = N
         else:
             new.append(n if n not in base_err else f"{n} (no baseline time: it errored in the baseline)")
     missing = [n for n in base_names if n not in cand and n not in cand_err]
-    return Comparison(baseline, candidate, settings, sorted(rows, key=_rank), new, missing)
+    return Comparison(baseline, candidate, settings, sorted(rows, key=_rank), new, missing, not_gated)
 
 
 def _time(seconds: Optional[float]) -> str:
@@ -235,7 +241,9 @@ def markdown(c: Comparison) -> str:
                   "| class | benchmarks | median | worst | allowed change from |", "|---|---:|---:|---:|---|"]
         lines += [f"| {label} | {k} | {med:.1%} | {worst:.1%} | {src} |" for label, k, med, worst, src in classes]
     for title, names in ((f"New in the candidate (not compared): {len(c.new)}", c.new),
-                         (f"Missing from the candidate (in the baseline only): {len(c.missing)}", c.missing)):
+                         (f"Missing from the candidate (in the baseline only): {len(c.missing)}", c.missing),
+                         (f"Not gated (role not in --roles {','.join(c.settings.roles or ())}): {len(c.not_gated)}",
+                          c.not_gated)):
         if names:
             lines += ["", title, ""] + [f"- `{n}`" for n in names]
     return "\n".join(lines) + "\n"
@@ -265,7 +273,8 @@ def verdict_json(c: Comparison) -> dict:
             "min_detectable_by_class": [{"class": label, "benchmarks": k, "median": med, "worst": worst,
                                          "allowed_from": src}
                                         for label, k, med, worst, src in c.detectable_by_class()],
-            "benchmarks": [row(r) for r in c.rows], "new": c.new, "missing": c.missing}
+            "roles": list(s.roles) if s.roles is not None else None,
+            "benchmarks": [row(r) for r in c.rows], "new": c.new, "missing": c.missing, "not_gated": c.not_gated}
 
 
 def medians_json(candidate: Results) -> dict:
@@ -296,6 +305,15 @@ def _checked(ok, what: str):
             raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
         return v
     return parse
+
+
+def _roles(text: Optional[str]) -> Optional[Tuple[str, ...]]:
+    if text is None:
+        return None
+    roles = tuple(r.strip() for r in text.split(",") if r.strip())
+    if not roles or any(r not in ROLES for r in roles):
+        raise ResultsError(f"--roles: expected a comma list of {', '.join(ROLES)}, got '{text}'")
+    return roles
 
 
 def load_complete(path: str) -> Results:
@@ -338,7 +356,8 @@ def _gate(args) -> int:
     settings = Settings(alpha=args.alpha, floor=args.floor,
                         fixed=DEFAULT_THRESHOLD if args.threshold is None else args.threshold,
                         force_fixed=args.threshold is not None,
-                        noise=noise.load_noise(args.noise) if args.noise else None)
+                        noise=noise.load_noise(args.noise) if args.noise else None,
+                        roles=_roles(args.roles))
     baseline, candidate = load_complete(args.runs[0]), load_complete(args.runs[1])
     reasons = check_conditions(baseline, candidate, settings.noise)
     if reasons and not args.force:
@@ -383,6 +402,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         type=_checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
                         help=f"one allowed change for every benchmark, overriding the noise file "
                              f"(default: {DEFAULT_THRESHOLD} where there is no history)")
+    parser.add_argument("--roles", metavar="LIST",
+                        help="gate only benchmarks of these declared roles (comma list of kernel, library, cpu; "
+                             "default: all); the rest are listed as not gated")
     parser.add_argument("--alpha", default=DEFAULT_ALPHA,
                         type=_checked(lambda v: 0 < v < 1, "a probability between 0 and 1"),
                         help=f"significance level of the one-sided test (default {DEFAULT_ALPHA})")
