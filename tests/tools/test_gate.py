@@ -332,3 +332,20 @@ def test_roles_never_drop_a_benchmark_whose_file_predates_roles(tmp_path):
     # compare_*.json carry no roles: with --roles they are still judged (nothing is known to exclude them).
     rc, rows, v = verdicts(tmp_path, BASE, str(FIXTURES / "compare_slow10.json"), "--roles", "kernel")
     assert rc == 1 and len(rows) == 6 and v["not_gated"] == []
+
+
+def test_replay_cli_reports_false_alarms_and_detection(tmp_path, capsys):
+    drift = {KERNEL: 0.001, LIBRARY: 0.004, HOST: 0.03}
+    runs = [write_run(tmp_path / f"aa{j}.json", {n: 100.0 * math.exp(x * d) for n, d in drift.items()})
+            for j, x in enumerate((-1.5, -0.5, 0.5, 1.5))]
+    assert replay.main(runs) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("12 A/A comparisons (ordered pairs, each judged with a noise model of the other runs), "
+                          "36 benchmark comparisons: 0 false alarms")
+    assert "| kernel, N=2^28 | 12 | 12 (100%) |" in out          # 3% of a 0.1%-drift kernel: always caught
+    assert "| library (host work), N=2^28 | 12 | 0 (0%) |" in out  # inside a 3%-drift call's noise
+
+
+def test_replay_cli_needs_two_runs_of_one_build(tmp_path, capsys):
+    assert replay.main([BASE]) == 2
+    assert capsys.readouterr().err.strip() == "bench-replay: no two runs of one build (git_commit): nothing to replay"

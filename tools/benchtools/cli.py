@@ -1,6 +1,8 @@
 """Command-line plumbing the tools share: output paths checked before any work."""
 from __future__ import annotations
 
+import argparse
+import math
 import os
 from pathlib import Path
 
@@ -43,3 +45,21 @@ def write_text(option: str, path: str, text: str) -> None:
         Path(path).write_text(text)
     except OSError as e:
         raise ResultsError(f"{option} {path}: cannot write: {e.strerror or e}") from None
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message):  # one line and exit 2, like every other bad input
+        raise ResultsError(message)
+
+
+def checked(ok, what: str):
+    """An argparse type: a float for which ok() holds (nan never does)."""
+    def parse(text: str) -> float:
+        try:
+            v = float(text)
+        except ValueError:
+            v = math.nan
+        if not ok(v):
+            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
+        return v
+    return parse

@@ -18,7 +18,6 @@ benchmarks with too few repetitions to test.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
@@ -30,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from scipy.stats import mannwhitneyu
 
 from benchtools import noise
-from benchtools.cli import check_writable, write_text
+from benchtools.cli import Parser, check_writable, checked, write_text
 from benchtools.noise import Allowance, BenchClass, NoiseModel, repetition_times
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
 
@@ -289,24 +288,6 @@ def medians_json(candidate: Results) -> dict:
     return {"context": candidate.context, "benchmarks": entries}
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, like every other bad input
-        raise ResultsError(message)
-
-
-def _checked(ok, what: str):
-    """An argparse type: a float for which ok() holds (nan never does)."""
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not ok(v):
-            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
-        return v
-    return parse
-
-
 def _roles(text: Optional[str]) -> Optional[Tuple[str, ...]]:
     if text is None:
         return None
@@ -387,7 +368,7 @@ def _gate(args) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="bench-compare", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="bench-compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN",
                         help="BASELINE.json CANDIDATE.json (cuda_bench with --benchmark_repetitions), "
                              "or with --calibrate: the A/A runs")
@@ -396,17 +377,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", metavar="PATH", help="with --calibrate: the noise file to write")
     parser.add_argument("--noise", metavar="PATH", help="noise file from --calibrate: per-benchmark allowed change")
     parser.add_argument("--floor", default=noise.FLOOR,
-                        type=_checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.01"),
+                        type=checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.01"),
                         help=f"smallest allowed change with a noise file (default {noise.FLOOR})")
     parser.add_argument("--threshold", default=None,
-                        type=_checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
+                        type=checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
                         help=f"one allowed change for every benchmark, overriding the noise file "
                              f"(default: {DEFAULT_THRESHOLD} where there is no history)")
     parser.add_argument("--roles", metavar="LIST",
                         help="gate only benchmarks of these declared roles (comma list of kernel, library, cpu; "
                              "default: all); the rest are listed as not gated")
     parser.add_argument("--alpha", default=DEFAULT_ALPHA,
-                        type=_checked(lambda v: 0 < v < 1, "a probability between 0 and 1"),
+                        type=checked(lambda v: 0 < v < 1, "a probability between 0 and 1"),
                         help=f"significance level of the one-sided test (default {DEFAULT_ALPHA})")
     parser.add_argument("--force", action="store_true",
                         help="compare runs whose conditions differ (GPU, cache mode, suite, planted build, "

@@ -14,13 +14,13 @@ Prints the counts per class (role, host work, N). Exit 0; 2 on unusable input.
 """
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
 from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools import noise
+from benchtools.cli import Parser, checked
 from benchtools.compare import REGRESSED, TOO_FEW, Settings, compare, judge, load_complete
 from benchtools.noise import BenchClass
 from benchtools.results import Results, ResultsError
@@ -101,11 +101,10 @@ def report(r: Replay, slowdown: float) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from benchtools.compare import _Parser, _checked
-    parser = _Parser(prog="bench-replay", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="bench-replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN", help="A/A runs (several per build)")
     parser.add_argument("--noise", metavar="PATH", help="judge every pair with this noise file instead")
-    parser.add_argument("--slowdown", default=0.03, type=_checked(lambda v: 0 < v < 10, "a fraction such as 0.03"),
+    parser.add_argument("--slowdown", default=0.03, type=checked(lambda v: 0 < v < 10, "a fraction such as 0.03"),
                         help="slowdown planted in each benchmark in turn (default 0.03)")
     try:
         args = parser.parse_args(argv)
