@@ -40,7 +40,6 @@ class PreallocatedResource {
   void deallocate_sync(void*, std::size_t, std::size_t = alignof(std::max_align_t)) noexcept {}
   bool operator==(const PreallocatedResource& o) const { return buffer_ == o.buffer_ && bytes_ == o.bytes_; }
   bool operator!=(const PreallocatedResource& o) const { return !(*this == o); }
-  friend void get_property(const PreallocatedResource&, ::cuda::mr::device_accessible) noexcept {}
 
  private:
   void* take(std::size_t bytes) const {
