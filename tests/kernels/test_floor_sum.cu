@@ -72,7 +72,7 @@ TEST_F(FloorSum, EveryHeadAndTailSplitAndEmptyInput) {
       ASSERT_EQ(floor_sum(data.device.get() + offset, n, out.get(), stream_), cudaSuccess);
       EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, n)) << "n " << n << " offset " << offset;
     }
-    for (Config cfg : {Config{128, 1}, Config{1024, 8}}) {  // one block, and a grid taking tickets
+    for (Config cfg : {Config{128, 1}, Config{1024, 8}}) {  // 8 blocks taking tickets; one block
       poison(out);
       ASSERT_EQ(floor_sum(data.device.get() + offset, 4096, out.get(), stream_, cfg), cudaSuccess);
       EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, 4096)) << "block " << cfg.block;
@@ -93,6 +93,7 @@ TEST_F(FloorSum, CallerWorkspacesOnTwoStreamsAtOnce) {
   DeviceBuffer<int> out_a(1), out_b(1);
   ASSERT_EQ(cudaMemset(ws_a.get(), 0, bytes), cudaSuccess);  // once, when allocated
   ASSERT_EQ(cudaMemset(ws_b.get(), 0, bytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);  // `other` does not wait for the legacy stream
   for (int call = 0; call < 20; ++call) {
     ASSERT_EQ(floor_sum(data.device.get(), n, out_a.get(), ws_a.get(), bytes, stream_), cudaSuccess);
     ASSERT_EQ(floor_sum(data.device.get(), n, out_b.get(), ws_b.get(), bytes, other), cudaSuccess);
