@@ -36,6 +36,10 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --sizes=N1,N2,...        explicit N values
   --cache=cold|hot         cold (default): flush L2 before every timed launch;
                            hot: no flush (small inputs then run from L2)
+  --timing=events|graph    events (default): events around each launch;
+                           graph: per-launch time from replays of K launches
+                           captured in a CUDA graph (docs/timing.md); host-side
+                           cases are refused; min_time defaults to 0.001 s
   --benchmark_min_time=S   measured GPU time per benchmark; the harness sets
                            0.01 s unless given
   --results-dir=DIR        where the JSON goes (default: the project's results/);
@@ -51,6 +55,7 @@ Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
 struct Options {
   bench::RegistrationOptions reg;
   bench::CacheMode cache = bench::CacheMode::cold;
+  bench::TimingMode timing = bench::TimingMode::events;
   std::string results_dir = CUDABENCH_SOURCE_DIR "/results";
   bool list_variants = false;
   bool profile_one = false;
@@ -110,6 +115,11 @@ Options parse(int argc, char** argv) {
       if (v == "cold") o.cache = bench::CacheMode::cold;
       else if (v == "hot") o.cache = bench::CacheMode::hot;
       else throw UsageError("--cache=" + v + ": expected 'cold' or 'hot'");
+    } else if (starts_with(a, "--timing=")) {
+      const std::string v = value("--timing=");
+      if (v == "events") o.timing = bench::TimingMode::events;
+      else if (v == "graph") o.timing = bench::TimingMode::graph;
+      else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
@@ -205,11 +215,13 @@ int run(int argc, char** argv) {
       if (!gb_flag(opt.passthrough, "benchmark_out_format"))
         opt.passthrough.push_back("--benchmark_out_format=json");
     }
+    bench::set_timing_mode(opt.timing);
     runner = std::make_unique<bench::Runner>(*device, opt.cache);
     for (const auto& [key, value] :
          bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
       benchmark::AddCustomContext(key, value);
     benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
+    benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
     for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
@@ -221,7 +233,9 @@ int run(int argc, char** argv) {
 #endif
   }
   if (!gb_flag(opt.passthrough, "benchmark_min_time"))
-    opt.passthrough.push_back(std::string("--benchmark_min_time=") + CUDABENCH_DEFAULT_MIN_TIME);
+    opt.passthrough.push_back(std::string("--benchmark_min_time=") +
+                              (opt.timing == bench::TimingMode::graph ? CUDABENCH_GRAPH_MIN_TIME  // K launches an iteration
+                                                                      : CUDABENCH_DEFAULT_MIN_TIME));
 
   std::vector<char*> gb_argv;
   for (auto& a : opt.passthrough) gb_argv.push_back(a.data());
