@@ -77,7 +77,7 @@ void forward_lines(Child& c, int stream, bool at_end) {
   }
 }
 
-pid_t spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
+pid_t spawn(const std::string& executable, const std::vector<std::string>& args, int out_fd, int err_fd) {
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   for (auto& a : copy) argv.push_back(a.data());
@@ -104,8 +104,7 @@ pid_t spawn(const std::vector<std::string>& args, int out_fd, int err_fd) {
   if (getppid() != parent) _exit(143);
   dup2(out_fd, STDOUT_FILENO);
   dup2(err_fd, STDERR_FILENO);
-  execv("/proc/self/exe", argv.data());
-  execvp(argv[0], argv.data());
+  execv(executable.c_str(), argv.data());
   _exit(127);
 }
 
@@ -164,7 +163,7 @@ std::string describe_exit_code(int code) {
 }
 
 int run_on_devices(const std::vector<std::string>& args, const std::vector<int>& ordinals,
-                   const std::vector<std::string>& out_paths) {
+                   const std::vector<std::string>& out_paths, const std::string& executable) {
   if (ordinals.size() > static_cast<std::size_t>(kMaxChildren)) throw std::runtime_error("too many GPUs");
   std::vector<Child> children(ordinals.size());
   struct sigaction forward {}, old_int{}, old_term{};
@@ -181,7 +180,7 @@ int run_on_devices(const std::vector<std::string>& args, const std::vector<int>&
     int out[2], err[2];
     if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0)
       throw std::runtime_error("cannot create a pipe for GPU " + std::to_string(c.ordinal));
-    c.pid = spawn(child_arguments(args, c.ordinal, out_paths[i]), out[1], err[1]);
+    c.pid = spawn(executable, child_arguments(args, c.ordinal, out_paths[i]), out[1], err[1]);
     close(out[1]);
     close(err[1]);
     c.fds[0] = out[0];

@@ -39,7 +39,8 @@ std::string describe_exit_code(int code);
 // Runs the children (one per ordinal; out_paths[i] is passed as --benchmark_out
 // when not empty), forwards their output line by line with "[gpu N] ", forwards
 // SIGINT and SIGTERM to them, and returns combine_exit_codes of their codes.
+// `executable` is this program (tests run another).
 int run_on_devices(const std::vector<std::string>& args, const std::vector<int>& ordinals,
-                   const std::vector<std::string>& out_paths);
+                   const std::vector<std::string>& out_paths, const std::string& executable = "/proc/self/exe");
 
 }  // namespace bench::driver
