@@ -191,7 +191,10 @@ int run(int argc, char** argv) {
     return no_gpu("cudaSetDevice(" + std::to_string(ordinal) + "): " + cudaGetErrorString(st));
   const auto device = bench::query_device(ordinal, &why);
   if (!device) return no_gpu(why);
-  if (const int st = bench::check_device_code(); st == cudaErrorNoKernelImageForDevice) {
+  // No code for this GPU: cudaErrorNoKernelImageForDevice (some runtimes say
+  // cudaErrorInvalidDeviceFunction for a kernel they cannot load).
+  if (const int st = bench::check_device_code();
+      st == cudaErrorNoKernelImageForDevice || st == cudaErrorInvalidDeviceFunction) {
     std::fprintf(stderr, "cuda_bench: %s\n",
                  bench::arch_mismatch_message(bench::built_cuda_architectures(), *device, build_dir_for_message()).c_str());
     return 2;
