@@ -167,7 +167,8 @@ int run(int argc, char** argv) {
     const drv::SizeReport sizes = drv::check_sizes(decls, opt.reg, opt.sizes_listed, filter);
     if (!sizes.error.empty()) throw UsageError(sizes.error);
     for (const auto& note : sizes.notes) std::fprintf(stderr, "cuda_bench: %s\n", note.c_str());
-    if (total == 0 && !sizes.notes.empty()) throw UsageError("no benchmark left: the requested sizes are outside every selected variant's range");
+    if (total == 0 && !sizes.notes.empty())
+      throw UsageError("no benchmark left: the requested sizes are outside every selected variant's range");
   }
   if (total == 0) throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "no benchmark matches" : why));
 
@@ -185,7 +186,10 @@ int run(int argc, char** argv) {
   if (opt.devices.all)
     for (const auto& file : outs)
       if (!file.empty()) check_new_file(file);
-  if (ordinals.size() > 1) return drv::run_on_devices(args, ordinals, outs);
+  if (ordinals.size() > 1) {
+    if (gb.out.empty()) std::filesystem::create_directories(opt.results_dir);  // once, not by each child at once
+    return drv::run_on_devices(args, ordinals, outs);
+  }
   const int ordinal = ordinals.front();
   if (const cudaError_t st = cudaSetDevice(ordinal); st != cudaSuccess)
     return no_gpu("cudaSetDevice(" + std::to_string(ordinal) + "): " + cudaGetErrorString(st));
