@@ -1,22 +1,22 @@
-// cuda_bench: the driver. Parses the harness's own options, registers every
-// declared variant (one loop, src/harness/registry.cpp), writes the device
-// context into the JSON and runs Google Benchmark. Without a GPU it can still
-// list benchmarks (--benchmark_list_tests) and variants (--list-variants).
+// cuda_bench: the driver. Checks every argument (its own and Google
+// Benchmark's) before touching a GPU, registers every declared variant (one
+// loop, src/harness/registry.cpp), then runs on one GPU in this process or on
+// several at once, one process each (bench/multi_device.hpp). Without a GPU it
+// can still list benchmarks (--benchmark_list_tests) and variants (--list-variants).
 #include <benchmark/benchmark.h>
+#include <cuda_runtime_api.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
 #include <memory>
-#include <optional>
-#include <sstream>
-#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "gb_flags.hpp"
 #include "harness/device.hpp"
 #include "harness/profile.hpp"
 #include "harness/registry.hpp"
@@ -24,8 +24,14 @@
 #include "harness/runner.hpp"
 #include "harness/stop.hpp"
 #include "harness/versions.hpp"
+#include "multi_device.hpp"
+#include "options.hpp"
+#include "progress.hpp"
+#include "size_check.hpp"
 
 namespace {
+
+using bench::driver::UsageError;
 
 constexpr const char* kUsage = R"(cuda_bench: hand-written CUDA kernels against CUB and Thrust, on Google Benchmark.
 
@@ -33,122 +39,28 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --suite=default|full     default: each variant's curated block/batch values;
                            full: every supported block x batch (tuning runs)
   --sizes=LO:HI            N = 2^LO ... 2^HI (default 10:30)
-  --sizes=N1,N2,...        explicit N values
+  --sizes=N1,N2,...        explicit N values (each at most once)
   --cache=cold|hot         cold (default): flush L2 before every timed launch;
                            hot: no flush (small inputs then run from L2)
   --timing=events|graph    events (default): events around each launch;
                            graph: per-launch time from replays of K launches
                            captured in a CUDA graph (docs/timing.md); host-side
                            cases are refused; min_time defaults to 0.001 s
+  --profile-one            one flushed, profiled call per benchmark instead of
+                           timing (the DRAM-byte audit, tools/run-audit)
+  --device=N|N,M,...|all   the GPU(s) to run on (default 0); several run at
+                           once, one process each, one results file each
   --benchmark_min_time=S   measured GPU time per benchmark; the harness sets
                            0.01 s unless given
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
-  --profile-one            one profiled call per benchmark instead of timing, for
-                           ncu's DRAM-byte audit (tools/run-audit, docs/audit.md)
 
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
+Progress and the estimated time left go to stderr. Exit codes: 0 ok, 1 benchmark
+errors, 2 bad input, 3 no GPU (see docs/driver.md).
 )";
-
-struct Options {
-  bench::RegistrationOptions reg;
-  bench::CacheMode cache = bench::CacheMode::cold;
-  bench::TimingMode timing = bench::TimingMode::events;
-  std::string results_dir = CUDABENCH_SOURCE_DIR "/results";
-  bool list_variants = false;
-  bool profile_one = false;
-  std::vector<std::string> passthrough;  // argv for Google Benchmark
-};
-
-class UsageError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
-
-std::size_t parse_count(const std::string& text, const std::string& what, bool allow_zero = false) {
-  std::size_t pos = 0;
-  unsigned long long v = 0;
-  try {
-    v = std::stoull(text, &pos);
-  } catch (const std::exception&) {
-    pos = 0;
-  }
-  if (pos != text.size() || text.empty() || text[0] == '-' || (v == 0 && !allow_zero))
-    throw UsageError(what + ": '" + text + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer");
-  return static_cast<std::size_t>(v);
-}
-
-std::vector<std::size_t> parse_sizes(const std::string& spec) {
-  const std::string what = "--sizes=" + spec;
-  if (auto colon = spec.find(':'); colon != std::string::npos) {
-    const std::size_t lo = parse_count(spec.substr(0, colon), what, /*allow_zero=*/true);
-    const std::size_t hi = parse_count(spec.substr(colon + 1), what, /*allow_zero=*/true);
-    if (lo > hi || hi > 34) throw UsageError(what + ": need LO <= HI <= 34 (exponents of two)");
-    return bench::pow2_sizes(static_cast<int>(lo), static_cast<int>(hi));
-  }
-  std::vector<std::size_t> sizes;
-  std::stringstream ss(spec);
-  for (std::string item; std::getline(ss, item, ',');) sizes.push_back(parse_count(item, what));
-  if (sizes.empty()) throw UsageError(what + ": no sizes given");
-  return sizes;
-}
-
-Options parse(int argc, char** argv) {
-  Options o;
-  o.passthrough.push_back(argv[0]);
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    auto value = [&a](const char* flag) { return a.substr(std::string(flag).size()); };
-    if (starts_with(a, "--suite=")) {
-      const std::string v = value("--suite=");
-      if (v == "default") o.reg.suite = bench::Suite::curated;
-      else if (v == "full") o.reg.suite = bench::Suite::full;
-      else throw UsageError("--suite=" + v + ": expected 'default' or 'full'");
-    } else if (starts_with(a, "--sizes=")) {
-      o.reg.sizes = parse_sizes(value("--sizes="));
-    } else if (starts_with(a, "--cache=")) {
-      const std::string v = value("--cache=");
-      if (v == "cold") o.cache = bench::CacheMode::cold;
-      else if (v == "hot") o.cache = bench::CacheMode::hot;
-      else throw UsageError("--cache=" + v + ": expected 'cold' or 'hot'");
-    } else if (starts_with(a, "--timing=")) {
-      const std::string v = value("--timing=");
-      if (v == "events") o.timing = bench::TimingMode::events;
-      else if (v == "graph") o.timing = bench::TimingMode::graph;
-      else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
-    } else if (starts_with(a, "--results-dir=")) {
-      o.results_dir = value("--results-dir=");
-      if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
-    } else if (a == "--list-variants") {
-      o.list_variants = true;
-    } else if (a == "--profile-one") {
-      o.profile_one = true;
-    } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=") || a == "--help" || a == "-h") {
-      o.passthrough.push_back(a);  // Google Benchmark's own
-    } else {
-      throw UsageError("unrecognized argument '" + a + "' (see --help)");
-    }
-  }
-  return o;
-}
-
-// The value of a Google Benchmark flag in argv, if present.
-std::optional<std::string> gb_flag(const std::vector<std::string>& args, const std::string& flag) {
-  std::optional<std::string> found;
-  for (const auto& a : args) {
-    if (a == "--" + flag) found = "true";
-    else if (starts_with(a, "--" + flag + "=")) found = a.substr(flag.size() + 3);
-  }
-  return found;
-}
-
-bool flag_true(const std::optional<std::string>& v) {
-  return v && *v != "false" && *v != "0" && *v != "no";
-}
 
 void print_variants(const std::vector<bench::Declaration>& decls) {
   auto axis = [](const bench::Axis& a) {
@@ -166,16 +78,66 @@ void print_variants(const std::vector<bench::Declaration>& decls) {
                 d.description.c_str());
 }
 
+// A results file to be created: refuse an existing one (an earlier run is
+// never overwritten) and a folder that is not there.
+void check_new_file(const std::string& path, bool folder_only = false) {
+  namespace fs = std::filesystem;
+  const std::string what = "--benchmark_out=" + path;
+  const fs::path folder = fs::path(path).parent_path();
+  if (!folder.empty() && !fs::is_directory(folder))
+    throw UsageError(what + ": folder '" + folder.string() + "' does not exist");
+  if (access(folder.empty() ? "." : folder.c_str(), W_OK) != 0)
+    throw UsageError(what + ": folder '" + (folder.empty() ? "." : folder.string()) + "' is not writable");
+  if (!folder_only && fs::exists(path))
+    throw UsageError(what + ": file exists; refusing to overwrite an earlier run (choose another name)");
+}
+
+// The files of a run: --benchmark_out as given on one GPU, or with "_gpuN" on several.
+std::vector<std::string> output_files(const std::string& out, const std::vector<int>& ordinals) {
+  if (ordinals.size() == 1) return {out};
+  std::vector<std::string> files;
+  for (int o : ordinals) files.push_back(out.empty() ? "" : bench::driver::per_device_path(out, o));
+  return files;
+}
+
+// The results folder: it exists as a folder, or its nearest existing parent is
+// a writable folder (it is created only once a GPU is there to fill it).
+void check_results_dir(const std::string& dir) {
+  namespace fs = std::filesystem;
+  fs::path p = fs::absolute(dir);
+  if (fs::exists(p) && !fs::is_directory(p)) throw UsageError("--results-dir=" + dir + ": not a folder");
+  while (!fs::exists(p)) p = p.parent_path();
+  if (!fs::is_directory(p) || access(p.c_str(), W_OK) != 0)
+    throw UsageError("--results-dir=" + dir + ": cannot write into '" + p.string() + "'");
+}
+
+int no_gpu(const std::string& why) {
+  std::fprintf(stderr,
+               "cuda_bench: no GPU: %s; nothing was measured (--benchmark_list_tests and --list-variants work "
+               "without one)\n",
+               why.c_str());
+  return 3;
+}
+
+// The build folder as the user would type it: relative when below the current one.
+std::string build_dir_for_message() {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::path rel = fs::relative(bench::build_directory(), fs::current_path(), ec);
+  const std::string r = rel.string();
+  return !ec && !r.empty() && r.rfind("..", 0) != 0 ? r : bench::build_directory();
+}
+
 int run(int argc, char** argv) {
-  Options opt = parse(argc, argv);
-  for (const auto& a : opt.passthrough) {
-    if (a == "--help" || a == "-h") {
-      std::fputs(kUsage, stdout);
-      char* help[] = {argv[0], const_cast<char*>("--help"), nullptr};
-      int help_argc = 2;
-      benchmark::Initialize(&help_argc, help);  // prints Google Benchmark's flags and exits
-      return 0;
-    }
+  namespace drv = bench::driver;
+  const std::vector<std::string> args(argv, argv + argc);
+  drv::Options opt = drv::parse_options(args);
+  if (opt.help) {
+    std::fputs(kUsage, stdout);
+    char* help[] = {argv[0], const_cast<char*>("--help"), nullptr};
+    int help_argc = 2;
+    benchmark::Initialize(&help_argc, help);  // prints Google Benchmark's flags and exits
+    return 0;
   }
 
   const auto& decls = bench::declarations();
@@ -188,85 +150,128 @@ int run(int argc, char** argv) {
     return 0;
   }
 
-  const bool listing = flag_true(gb_flag(opt.passthrough, "benchmark_list_tests"));
-  std::unique_ptr<bench::Runner> runner;
-  std::string results_path;
-  const bool json_out = gb_flag(opt.passthrough, "benchmark_out_format").value_or("json") == "json";
-  if (!listing) {
-    bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
-    std::string why;
-    const auto device = bench::query_device(&why);
-    if (!device) {
-      std::fprintf(stderr,
-                   "cuda_bench: no CUDA GPU available (%s): nothing was measured.\n"
-                   "  --benchmark_list_tests and --list-variants work without a GPU.\n",
-                   why.c_str());
-      return 3;
-    }
-    if (auto out = gb_flag(opt.passthrough, "benchmark_out")) {
-      results_path = *out;
-      if (std::filesystem::exists(results_path))
-        throw UsageError("--benchmark_out=" + results_path +
-                         ": file exists; refusing to overwrite an earlier run (choose another name)");
-    } else {
-      std::filesystem::create_directories(opt.results_dir);
-      results_path = bench::new_results_path(opt.results_dir, device->name, std::time(nullptr));
-      opt.passthrough.push_back("--benchmark_out=" + results_path);
-      if (!gb_flag(opt.passthrough, "benchmark_out_format"))
-        opt.passthrough.push_back("--benchmark_out_format=json");
-    }
-    bench::set_timing_mode(opt.timing);
-    runner = std::make_unique<bench::Runner>(*device, opt.cache);
-    for (const auto& [key, value] :
-         bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
-      benchmark::AddCustomContext(key, value);
-    benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
-    benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
-    benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
-    benchmark::AddCustomContext("harness", "cuda_bench");
-    for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
-    if (opt.profile_one) bench::set_profile_one(true);
-    if (bench::profile_one_enabled())  // its times are single profiled calls, not measurements
-      benchmark::AddCustomContext("profile_one", "true");
-#ifdef CUDABENCH_PLANTED_SLOWDOWN
-    benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
-#endif
+  // Every argument is checked here, the same way with or without a GPU.
+  const drv::GbFlags gb = drv::initialize_google_benchmark(
+      opt.passthrough, opt.timing == bench::TimingMode::graph ? CUDABENCH_GRAPH_MIN_TIME  // K launches an iteration
+                                                              : CUDABENCH_DEFAULT_MIN_TIME);
+  if (!gb.out.empty()) {
+    // With --device=all the file names are known once the GPUs are counted.
+    check_new_file(gb.out, /*folder_only=*/true);
+    if (!opt.devices.all)
+      for (const auto& file : output_files(gb.out, drv::resolve_devices(opt.devices, 1 << 20))) check_new_file(file);
+  } else if (!gb.list_tests) {
+    check_results_dir(opt.results_dir);
   }
-  if (!gb_flag(opt.passthrough, "benchmark_min_time"))
-    opt.passthrough.push_back(std::string("--benchmark_min_time=") +
-                              (opt.timing == bench::TimingMode::graph ? CUDABENCH_GRAPH_MIN_TIME  // K launches an iteration
-                                                                      : CUDABENCH_DEFAULT_MIN_TIME));
 
-  std::vector<char*> gb_argv;
-  for (auto& a : opt.passthrough) gb_argv.push_back(a.data());
-  int gb_argc = static_cast<int>(gb_argv.size());
-  gb_argv.push_back(nullptr);
-  benchmark::Initialize(&gb_argc, gb_argv.data());
-  if (benchmark::ReportUnrecognizedArguments(gb_argc, gb_argv.data())) return 2;
+  std::unique_ptr<bench::Runner> runner;
+  const bench::BenchmarkBody body = [&runner](benchmark::State& state, const bench::Declaration& d,
+                                              const bench::Point& p) {
+    if (runner) runner->run(state, d, p);
+    else state.SkipWithError("no CUDA GPU");
+  };
+  bench::register_benchmarks(decls, opt.reg, body);
+  std::string why;
+  std::size_t total = drv::count_selected_benchmarks(&why);
+  const drv::FilterMatcher filter(gb.filter);
+  if (opt.sizes_given) {
+    const drv::SizeReport sizes = drv::check_sizes(decls, opt.reg, opt.sizes_listed, filter);
+    if (!sizes.error.empty()) throw UsageError(sizes.error);
+    for (const auto& note : sizes.notes) std::fprintf(stderr, "cuda_bench: %s\n", note.c_str());
+    if (total == 0 && !sizes.notes.empty())
+      throw UsageError("no benchmark left: the requested sizes are outside every selected variant's range");
+  }
+  if (total == 0) throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "no benchmark matches" : why));
 
-  bench::Runner* r = runner.get();
-  bench::register_benchmarks(decls, opt.reg,
-                             [r](benchmark::State& state, const bench::Declaration& d, const bench::Point& p) {
-                               if (r) r->run(state, d, p);
-                               else state.SkipWithError("no CUDA GPU");
-                             });
+  if (gb.list_tests) {
+    benchmark::RunSpecifiedBenchmarks();
+    benchmark::Shutdown();
+    return 0;
+  }
+
+  // The GPU(s).
+  const int device_count = bench::count_devices(&why);
+  if (device_count == 0) return no_gpu(why);
+  const std::vector<int> ordinals = drv::resolve_devices(opt.devices, device_count);
+  const std::vector<std::string> outs = output_files(gb.out, ordinals);
+  if (opt.devices.all)
+    for (const auto& file : outs)
+      if (!file.empty()) check_new_file(file);
+  if (ordinals.size() > 1) {
+    if (gb.out.empty()) std::filesystem::create_directories(opt.results_dir);  // once, not by each child at once
+    return drv::run_on_devices(args, ordinals, outs);
+  }
+  const int ordinal = ordinals.front();
+  if (const cudaError_t st = cudaSetDevice(ordinal); st != cudaSuccess)
+    return no_gpu("cudaSetDevice(" + std::to_string(ordinal) + "): " + cudaGetErrorString(st));
+  const auto device = bench::query_device(ordinal, &why);
+  if (!device) return no_gpu(why);
+  // No code for this GPU: cudaErrorNoKernelImageForDevice (some runtimes say
+  // cudaErrorInvalidDeviceFunction for a kernel they cannot load).
+  if (const int st = bench::check_device_code();
+      st == cudaErrorNoKernelImageForDevice || st == cudaErrorInvalidDeviceFunction) {
+    std::fprintf(stderr, "cuda_bench: %s\n",
+                 bench::arch_mismatch_message(bench::built_cuda_architectures(), *device, build_dir_for_message()).c_str());
+    return 2;
+  } else if (st != cudaSuccess) {
+    return no_gpu("GPU " + std::to_string(ordinal) + " (" + device->name + ") cannot run this build's kernels: " +
+                  cudaGetErrorName(static_cast<cudaError_t>(st)) + " (driver CUDA " +
+                  bench::cuda_version_string(device->driver_version) + ", runtime CUDA " +
+                  bench::cuda_version_string(device->runtime_version) + ")");
+  }
+
+  // Cases that cannot fit are refused before anything is allocated.
+  const drv::MemoryFit fit = drv::fit_memory(
+      decls, opt.reg, {static_cast<double>(device->global_mem_bytes), drv::host_memory_bytes()}, filter);
+  for (const auto& note : fit.notes) std::fprintf(stderr, "cuda_bench: %s\n", note.c_str());
+  if (fit.refused_any) {
+    benchmark::ClearRegisteredBenchmarks();
+    bench::register_benchmarks(fit.decls, opt.reg, body);
+    total = drv::count_selected_benchmarks(&why);
+    if (total == 0) throw UsageError("no benchmark left: every selected case needs more memory than this machine has");
+  }
+
+  std::string results_path = gb.out;
+  if (results_path.empty()) {
+    std::filesystem::create_directories(opt.results_dir);
+    const std::time_t now = std::time(nullptr);
+    results_path = opt.devices.given ? drv::device_results_path(opt.results_dir, device->name, now, ordinal)
+                                     : bench::new_results_path(opt.results_dir, device->name, now);
+    drv::set_benchmark_out(results_path);
+  }
+  bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
+  bench::set_timing_mode(opt.timing);
+  runner = std::make_unique<bench::Runner>(*device, opt.cache);
+  for (const auto& [key, value] : bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
+    benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
+  benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
+  benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
+  benchmark::AddCustomContext("harness", "cuda_bench");
+  for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
+  if (opt.profile_one) bench::set_profile_one(true);
+  if (bench::profile_one_enabled())  // its times are single profiled calls, not measurements
+    benchmark::AddCustomContext("profile_one", "true");
+#ifdef CUDABENCH_PLANTED_SLOWDOWN
+  benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
+#endif
+
+  drv::ProgressReporter display(benchmark::CreateDefaultDisplayReporter(), total, isatty(STDERR_FILENO) != 0,
+                                std::cerr);
   bench::annotate_declared_bytes(decls, opt.reg);
-
   bench::ResultsWriter file_reporter(results_path);  // exits 1 itself on a write error
   const std::size_t ran =
-      benchmark::RunSpecifiedBenchmarks(nullptr, (!listing && json_out) ? &file_reporter : nullptr);
+      benchmark::RunSpecifiedBenchmarks(&display, gb.out_format == "json" ? &file_reporter : nullptr);
   benchmark::Shutdown();
   bench::honour_stop_request();  // a stop in the last benchmark of a run without our JSON writer
-  if (listing) return 0;
   if (ran == 0) {
     std::fprintf(stderr, "cuda_bench: no benchmark matched the filter\n");
     std::filesystem::remove(results_path);
     return 2;
   }
   std::fprintf(stderr, "cuda_bench: %zu benchmarks; results in %s\n", ran, results_path.c_str());
-  if (!r->failures().empty()) {
-    std::fprintf(stderr, "cuda_bench: %zu benchmarks reported errors:\n", r->failures().size());
-    for (const auto& f : r->failures()) std::fprintf(stderr, "  %s\n", f.c_str());
+  if (!runner->failures().empty()) {
+    std::fprintf(stderr, "cuda_bench: %zu benchmarks reported errors:\n", runner->failures().size());
+    for (const auto& f : runner->failures()) std::fprintf(stderr, "  %s\n", f.c_str());
     return 1;
   }
   return 0;

@@ -1,0 +1,152 @@
+#include "gb_flags.hpp"
+
+#include <benchmark/benchmark.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#include "options.hpp"
+
+// Google Benchmark's parsed flags. Its public header has no getters for these
+// (only GetBenchmarkFilter); src/commandlineflags.h declares them
+// BENCHMARK_EXPORT, with these types, in 1.7 and 1.8 alike.
+namespace benchmark {
+extern bool FLAGS_benchmark_list_tests;
+extern std::string FLAGS_benchmark_out;
+extern std::string FLAGS_benchmark_out_format;
+extern std::string FLAGS_benchmark_format;
+extern std::string FLAGS_benchmark_time_unit;
+extern std::string FLAGS_benchmark_color;
+}  // namespace benchmark
+
+namespace bench::driver {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::string first_line(const std::string& text) {
+  std::string line = text.substr(0, text.find('\n'));
+  while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+  return line;
+}
+
+std::streambuf* saved_cerr = nullptr;
+
+// Google Benchmark calls this, then exit(0), for a value it rejects: name it
+// and exit 2 instead. (--help never gets here: the driver answers it itself.)
+void rejected_value() {
+  if (saved_cerr) std::cerr.rdbuf(saved_cerr);
+  auto format_ok = [](const std::string& f) { return f == "console" || f == "json" || f == "csv"; };
+  const std::string& unit = benchmark::FLAGS_benchmark_time_unit;
+  std::string why = "a Google Benchmark flag has a value it rejects (see --help)";
+  if (!format_ok(benchmark::FLAGS_benchmark_format))
+    why = "--benchmark_format=" + benchmark::FLAGS_benchmark_format + ": expected console, json or csv";
+  else if (!format_ok(benchmark::FLAGS_benchmark_out_format))
+    why = "--benchmark_out_format=" + benchmark::FLAGS_benchmark_out_format + ": expected json, console or csv";
+  else if (!unit.empty() && unit != "ns" && unit != "us" && unit != "ms" && unit != "s")
+    why = "--benchmark_time_unit=" + unit + ": expected ns, us, ms or s";
+  else if (benchmark::FLAGS_benchmark_color.empty())
+    why = "--benchmark_color=: expected auto, true or false";
+  std::fprintf(stderr, "cuda_bench: %s\n", why.c_str());
+  std::fflush(stderr);
+  std::exit(2);
+}
+
+}  // namespace
+
+std::string min_time_problem(const std::string& value, bool with_units) {
+  const std::string expected = with_units ? "expected seconds with an 's' suffix (0.5s) or iterations (100x)"
+                                          : "expected seconds (0.5)";
+  const std::string bad = "--benchmark_min_time=" + value + ": " + expected;
+  const char* s = value.c_str();
+  char* end = nullptr;
+  errno = 0;
+  if (!with_units) {  // Google Benchmark 1.7: a double, nothing after it
+    std::strtod(s, &end);
+    return *end == '\0' ? "" : bad;
+  }
+  // Google Benchmark 1.8 (ParseBenchMinTime): "<integer>x", "<float>s" or "<float>".
+  if (value.empty()) return "";
+  if (value.back() == 'x') {
+    std::strtol(s, &end, 10);
+    return errno == 0 && end && *end == 'x' ? "" : bad;
+  }
+  const bool suffix = value.back() == 's';
+  std::strtod(s, &end);
+  return errno == 0 && end && ((suffix && *end == 's') || *end == '\0') ? "" : bad;
+}
+
+GbFlags initialize_google_benchmark(const std::vector<std::string>& args, const char* default_min_time) {
+  // Google Benchmark keeps argv[0] as a pointer: the strings must outlive it.
+  static std::vector<std::string> kept;
+  kept = args;
+  std::string min_time;
+  bool min_time_given = std::getenv("BENCHMARK_MIN_TIME") != nullptr;
+  if (min_time_given) min_time = std::getenv("BENCHMARK_MIN_TIME");
+  for (const auto& a : kept)
+    if (starts_with(a, "--benchmark_min_time=")) {
+      min_time_given = true;
+      min_time = a.substr(std::string("--benchmark_min_time=").size());
+    }
+  if (!min_time_given) kept.push_back(std::string("--benchmark_min_time=") + default_min_time);
+
+  std::vector<char*> argv;
+  for (auto& a : kept) argv.push_back(a.data());
+  int argc = static_cast<int>(argv.size());
+  argv.push_back(nullptr);
+
+  // Google Benchmark explains a malformed number on std::cerr before leaving
+  // the flag unparsed: keep that text for the one-line error below.
+  std::ostringstream said;
+  saved_cerr = std::cerr.rdbuf(said.rdbuf());
+  benchmark::Initialize(&argc, argv.data(), &rejected_value);
+  std::cerr.rdbuf(saved_cerr);
+  saved_cerr = nullptr;
+
+  if (argc > 1) {
+    std::string message = "unrecognized Google Benchmark flag '" + std::string(argv[1]) + "'";
+    if (const std::string why = first_line(said.str()); !why.empty()) message += ": " + why;
+    if (argc > 2) message += " (and " + std::to_string(argc - 2) + " more)";
+    throw UsageError(message + " (see --help)");
+  }
+  std::cerr << said.str();  // anything else it said, unchanged
+  if (min_time_given) {
+    const bool with_units = std::string(CUDABENCH_DEFAULT_MIN_TIME).back() == 's';
+    if (const std::string problem = min_time_problem(min_time, with_units); !problem.empty())
+      throw UsageError(problem);
+  }
+  GbFlags flags;
+  flags.list_tests = benchmark::FLAGS_benchmark_list_tests;
+  flags.filter = benchmark::GetBenchmarkFilter();
+  flags.out = benchmark::FLAGS_benchmark_out;
+  flags.out_format = benchmark::FLAGS_benchmark_out_format;
+  return flags;
+}
+
+void set_benchmark_out(const std::string& path) { benchmark::FLAGS_benchmark_out = path; }
+
+std::size_t count_selected_benchmarks(std::string* why) {
+  struct Sink : benchmark::BenchmarkReporter {
+    bool ReportContext(const Context&) override { return true; }
+    void ReportRuns(const std::vector<Run>&) override {}
+  } sink;
+  std::ostringstream names, errors;
+  sink.SetOutputStream(&names);
+  sink.SetErrorStream(&errors);
+  // A listing run: Google Benchmark matches the filter and names each
+  // benchmark without running it. No output file is opened meanwhile.
+  const bool list_tests = benchmark::FLAGS_benchmark_list_tests;
+  const std::string out = benchmark::FLAGS_benchmark_out;
+  benchmark::FLAGS_benchmark_list_tests = true;
+  benchmark::FLAGS_benchmark_out.clear();
+  const std::size_t n = benchmark::RunSpecifiedBenchmarks(&sink, nullptr, benchmark::GetBenchmarkFilter());
+  benchmark::FLAGS_benchmark_list_tests = list_tests;
+  benchmark::FLAGS_benchmark_out = out;
+  if (n == 0 && why) *why = first_line(errors.str());
+  return n;
+}
+
+}  // namespace bench::driver

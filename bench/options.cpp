@@ -1,0 +1,135 @@
+#include "options.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace bench::driver {
+namespace {
+
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+
+std::size_t parse_count(const std::string& text, const std::string& what, bool allow_zero = false) {
+  std::size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (const std::exception&) {
+    pos = 0;
+  }
+  if (pos != text.size() || text.empty() || text[0] == '-' || (v == 0 && !allow_zero))
+    throw UsageError(what + ": '" + text + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer");
+  return static_cast<std::size_t>(v);
+}
+
+}  // namespace
+
+std::vector<std::size_t> parse_sizes(const std::string& spec, bool* listed) {
+  const std::string what = "--sizes=" + spec;
+  if (auto colon = spec.find(':'); colon != std::string::npos) {
+    const std::size_t lo = parse_count(spec.substr(0, colon), what, /*allow_zero=*/true);
+    const std::size_t hi = parse_count(spec.substr(colon + 1), what, /*allow_zero=*/true);
+    if (lo > hi || hi > 34) throw UsageError(what + ": need LO <= HI <= 34 (exponents of two)");
+    if (listed) *listed = false;
+    return pow2_sizes(static_cast<int>(lo), static_cast<int>(hi));
+  }
+  std::vector<std::size_t> sizes;
+  std::stringstream ss(spec);
+  for (std::string item; std::getline(ss, item, ',');) {
+    const std::size_t n = parse_count(item, what);
+    // Two benchmarks of one name would be registered: refuse instead.
+    if (std::find(sizes.begin(), sizes.end(), n) != sizes.end())
+      throw UsageError(what + ": " + std::to_string(n) + " is given twice");
+    sizes.push_back(n);
+  }
+  if (sizes.empty() || spec.back() == ',') throw UsageError(what + ": no sizes given");
+  if (listed) *listed = true;
+  return sizes;
+}
+
+DeviceSelection parse_device_selection(const std::string& value) {
+  const std::string what = "--device=" + value;
+  DeviceSelection s;
+  s.given = true;
+  if (value == "all") {
+    s.all = true;
+    return s;
+  }
+  std::stringstream ss(value);
+  for (std::string item; std::getline(ss, item, ',');) {
+    std::size_t pos = 0;
+    long v = -1;
+    try {
+      v = std::stol(item, &pos);
+    } catch (const std::exception&) {
+      pos = 0;
+    }
+    if (item.empty() || pos != item.size() || item[0] == '-' || item[0] == '+' || v > 1023)
+      throw UsageError(what + ": '" + item + "' is not a GPU ordinal (expected N, N,M,... or all)");
+    if (std::find(s.ordinals.begin(), s.ordinals.end(), v) != s.ordinals.end())
+      throw UsageError(what + ": GPU " + std::to_string(v) + " is given twice");
+    s.ordinals.push_back(static_cast<int>(v));
+  }
+  if (s.ordinals.empty() || value.back() == ',')
+    throw UsageError(what + ": expected N, N,M,... or all");
+  return s;
+}
+
+std::vector<int> resolve_devices(const DeviceSelection& selection, int device_count) {
+  if (!selection.given) return {0};
+  std::vector<int> ordinals = selection.ordinals;
+  if (selection.all)
+    for (int i = 0; i < device_count; ++i) ordinals.push_back(i);
+  for (int o : ordinals)
+    if (o >= device_count)
+      throw UsageError("--device: no GPU " + std::to_string(o) + " on this machine (it has " +
+                       std::to_string(device_count) + ": " +
+                       (device_count == 1 ? std::string("0") : "0.." + std::to_string(device_count - 1)) + ")");
+  return ordinals;
+}
+
+Options parse_options(const std::vector<std::string>& args) {
+  Options o;
+  o.results_dir = CUDABENCH_SOURCE_DIR "/results";
+  o.passthrough.push_back(args.empty() ? "cuda_bench" : args[0]);
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&a](const char* flag) { return a.substr(std::string(flag).size()); };
+    if (starts_with(a, "--suite=")) {
+      const std::string v = value("--suite=");
+      if (v == "default") o.reg.suite = Suite::curated;
+      else if (v == "full") o.reg.suite = Suite::full;
+      else throw UsageError("--suite=" + v + ": expected 'default' or 'full'");
+    } else if (starts_with(a, "--sizes=")) {
+      o.reg.sizes = parse_sizes(value("--sizes="), &o.sizes_listed);
+      o.sizes_given = true;
+    } else if (starts_with(a, "--cache=")) {
+      const std::string v = value("--cache=");
+      if (v == "cold") o.cache = CacheMode::cold;
+      else if (v == "hot") o.cache = CacheMode::hot;
+      else throw UsageError("--cache=" + v + ": expected 'cold' or 'hot'");
+    } else if (starts_with(a, "--timing=")) {
+      const std::string v = value("--timing=");
+      if (v == "events") o.timing = TimingMode::events;
+      else if (v == "graph") o.timing = TimingMode::graph;
+      else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
+    } else if (a == "--profile-one") {
+      o.profile_one = true;
+    } else if (starts_with(a, "--results-dir=")) {
+      o.results_dir = value("--results-dir=");
+      if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
+    } else if (starts_with(a, "--device=")) {
+      o.devices = parse_device_selection(value("--device="));
+    } else if (a == "--list-variants") {
+      o.list_variants = true;
+    } else if (a == "--help" || a == "-h") {
+      o.help = true;
+    } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=")) {
+      o.passthrough.push_back(a);  // Google Benchmark's own; it parses and checks them
+    } else {
+      throw UsageError("unrecognized argument '" + a + "' (see --help)");
+    }
+  }
+  return o;
+}
+
+}  // namespace bench::driver
