@@ -28,8 +28,8 @@ _TOKEN = re.compile(r"^[a-z0-9_]+$")
 # Suffixes Google Benchmark appends to a run name; they are not our axes.
 _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
                         r"repeats:.*|iterations:.*|threads:.*)$")
-LIBRARY_PREFIXES = ("cub_", "thrust_")
 CEILING_FAMILY = "ceiling"
+ROLES = ("kernel", "library", "cpu")  # declared per benchmark; "unknown" when a file predates them
 
 
 class ResultsError(Exception):
@@ -51,10 +51,14 @@ class Record:
     bw_util: float
     aggregate: Optional[str]  # None for a plain run, else "median", "mean", ...
     repetition: int = 0
+    # From the benchmark's own JSON fields (the declaration's), never from its name:
+    role: str = "unknown"             # "kernel" | "library" | "cpu" | "unknown" (file predates roles)
+    host_work: Optional[bool] = None  # works on the host inside the timed region
+    reference: Optional[str] = None   # "family/type/variant" of the family's reference
 
     @property
     def is_library(self) -> bool:
-        return self.variant.startswith(LIBRARY_PREFIXES)
+        return self.role == "library"
 
     @property
     def series(self) -> Tuple[str, str, str]:
@@ -106,6 +110,19 @@ class Results:
         except (KeyError, TypeError, ValueError):
             return None
         return value if value > 0 else None
+
+
+def declared_fields(b: dict) -> dict:
+    """The Record fields a benchmark object declares about itself ("role",
+    "host_work", "reference"); absent or malformed ones keep their defaults."""
+    out: dict = {}
+    if b.get("role") in ROLES:
+        out["role"] = b["role"]
+    if isinstance(b.get("host_work"), bool):
+        out["host_work"] = b["host_work"]
+    if isinstance(b.get("reference"), str) and b["reference"].count("/") == 2:
+        out["reference"] = b["reference"]
+    return out
 
 
 def parse_name(name: str) -> Optional[dict]:
@@ -207,7 +224,7 @@ def load_results(path: str | Path) -> Results:
                 bw_util=float(b.get("bw_util", 0.0)),
                 aggregate=aggregate,
                 repetition=int(b.get("repetition_index", 0)),
-                **parsed,
+                **parsed, **declared_fields(b),
             ))
         except (KeyError, TypeError, ValueError) as e:
             raise ResultsError(f"{path}: benchmark '{name}' lacks a usable {e}") from None
