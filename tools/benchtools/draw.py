@@ -119,7 +119,7 @@ def line_chart(chart: LineChart):
     with_bars = any(p.bars for p in chart.panels)
     if with_bars:
         nbars = max(len(p.bars) for p in chart.panels)
-        height = max(4.6, min(6.2, 0.2 * nbars + 2.4))
+        height = max(5.4, min(6.4, 0.2 * nbars + 2.4))
         fig, axes = plt.subplots(k, 2, figsize=(14.5, height * k), dpi=DPI, squeeze=False, sharex="col", sharey="col",
                                  gridspec_kw={"width_ratios": [1.3, 1]})
         line_axes = [row[0] for row in axes]
@@ -160,9 +160,10 @@ def line_chart(chart: LineChart):
     fig.suptitle(title, fontsize=10)
     if with_bars:
         handles, labels = _merged_legend(line_axes)
-        keep = [(h, l) for h, l, e in zip(handles, labels, _legend_kinds(labels, chart)) if e != "kernel"]
         faded = [v for v, e in chart.emphasis.items() if e.kind == "kernel"]
-        if faded:
+        few = len(faded) <= 3   # a few are named in the legend too; many only in the bars
+        keep = [(h, l) for h, l, e in zip(handles, labels, _legend_kinds(labels, chart)) if few or e != "kernel"]
+        if faded and not few:
             from matplotlib.lines import Line2D
             keep.append((Line2D([], [], **line_style(chart.emphasis[faded[len(faded) // 2]])),
                          f"{len(faded)} other kernels (faded, in write-up order; named in the bars)"))
