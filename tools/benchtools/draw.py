@@ -279,7 +279,7 @@ def roofline(title: str, panels: Sequence[Tuple[str, Sequence[RooflinePoint]]]):
         xs = [p.intensity for p in points]
         top = max([v for _, m, t in roofs["compute"] for v in (m, t) if v] + [max(p.ops_per_second for p in points)])
         ridge = max((m / bw for _, m, _ in roofs["compute"] for _, bw in roofs["bandwidth"] if m and bw), default=1)
-        lo_x, hi_x = min(xs) / 4, max(max(xs) * 4, ridge * 16)
+        lo_x, hi_x = min(xs) / 4, max(max(xs) * 4, ridge * 40)
         _draw_roofs(ax, roofs, lo_x, hi_x, top, labels=True)
         _draw_points(ax, points, colors)
         ax.set_xlim(lo_x, hi_x)
