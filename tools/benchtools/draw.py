@@ -150,8 +150,8 @@ def line_chart(chart: LineChart):
         lo, hi = 0, max(ys) * 1.1
     ax0.set_ylim(lo, hi)
     for ax, panel in zip(line_axes, chart.panels):
-        notes = [f"{legend_label(v, chart.emphasis[v])}: {min(y for _, y in pts):.3g} to "
-                 f"{max(y for _, y in pts):.3g}{chart.unit}, drawn where it fits the scale"
+        notes = [f"{legend_label(v, chart.emphasis[v])}: {_span([y for _, y in pts])}{chart.unit}, "
+                 "drawn where it fits the scale"
                  for v, pts in panel.lines.items() if v in clipped and any(not lo <= y <= hi for _, y in pts)]
         if notes:
             ax.annotate("\n".join(notes), xy=(0.01, 0.01), xycoords="axes fraction", fontsize=7, color=CPU_COLOR,
@@ -172,6 +172,11 @@ def line_chart(chart: LineChart):
         _legend_outside(fig, line_axes[-1], *_merged_legend(line_axes))
     fig.tight_layout(rect=(0, 0, 1, 1 - (0.1 if k == 1 else 0.25) / fig.get_figheight()))
     return fig
+
+
+def _span(values: Sequence[float]) -> str:
+    lo, hi = f"{min(values):.3g}", f"{max(values):.3g}"
+    return lo if lo == hi else f"{lo} to {hi}"
 
 
 def _legend_kinds(labels: Sequence[str], chart: LineChart) -> List[str]:
