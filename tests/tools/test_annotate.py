@@ -61,6 +61,10 @@ def test_is_idempotent_keeps_existing_fields_and_check_reports(tmp_path, capsys)
     assert annotate.main([str(p), "--declarations", DECLS]) == 0
     assert p.read_text() == once and "already annotated" in capsys.readouterr().out
     assert annotate.main([str(p), "--declarations", DECLS, "--check"]) == 0
+    # a file that carries the fields is not re-sorted by a list in another order
+    other = tmp_path / "reversed.json"
+    other.write_text(json.dumps(list(reversed(json.loads(open(DECLS).read())))))
+    assert annotate.main([str(p), "--declarations", str(other)]) == 0 and p.read_text() == once
     # a field the file has is never overwritten
     doc = json.loads(once)
     doc["benchmarks"][0]["role"] = "library"

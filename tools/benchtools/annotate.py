@@ -9,7 +9,8 @@ them, never from names. For a file written before those fields existed this
 adds the missing ones from the driver's declaration list (a JSON array of
 {declaration, family, type, variant, role, host_work, reference, ...}) and puts
 the benchmarks in the list's order (the declaration order newer runs are written
-in). Nothing else changes: every other byte of each benchmark's text, every
+in, which the charts follow). A file whose benchmarks already carry the fields is
+left untouched (not re-sorted). Nothing else changes: every other byte of each benchmark's text, every
 number included, stays as it was, which the tool checks before it writes.
 A field the file already has is kept. Benchmarks the list does not declare are
 left as they are and named in a warning.
@@ -122,6 +123,8 @@ def annotate_text(text: str, decls: Dict[str, dict], path: str = "input") -> Tup
             unknown.append(decl)
         rank = index.get(decl, len(index))
         pieces.append((rank, len(pieces), _with_fields(text[a:b], fields)))
+    if not changed:   # already carries the fields: left as it is, whatever order the list has
+        return text, unknown, 0
     pieces.sort()   # declaration order; stable within one declaration (sizes, repetitions)
     seps = [text[spans[i][1]:spans[i + 1][0]] for i in range(len(spans) - 1)]
     sep = seps[0] if seps else ""
