@@ -122,7 +122,7 @@ def test_truncated_file_is_used_with_a_warning(tmp_path, capsys, tool):
     _truncated(cut)
     main, argv = CLIS[tool]
     assert call(main, argv(cut, tmp_path)) == 0
-    warnings = [l for l in capsys.readouterr().err.splitlines() if "truncated" in l]
+    warnings = [l for l in capsys.readouterr().err.splitlines() if "is truncated" in l]
     assert len(warnings) == 1
     assert warnings[0].startswith(f"{tool}: warning: {cut} is truncated (interrupted run?); using its ")
 

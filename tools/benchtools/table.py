@@ -1,102 +1,246 @@
-"""bench-table: the numbers behind the charts, as markdown tables (no GPU needed).
+"""bench-table: the numbers behind the charts, as markdown or CSV (no GPU needed).
 
   python3 -m benchtools.table results/nvidia-h200_*.json --n 2^30 --filter '^reduce_sum/'
   python3 -m benchtools.table results/nvidia-h200_*.json --times 2^10,2^12,2^14,2^16 --filter vector_add
+  python3 -m benchtools.table h100.json h200.json --compare-gpus --format csv
 
 Default: per family and type, each variant at its best block/batch at one N
-(default: the largest N of that family/type): time per call, GB/s, fraction
-of the theoretical peak, and speed relative to the library baseline (the
-speedup chart's rule: baseline time / variant time). --times: time per call
-at several N, where launch latency rules. Bad input: one line, exit code 2.
+(default: the largest N of that family/type): time per call, GB/s, fraction of
+that GPU's theoretical peak, and speed relative to the family's declared
+reference (the speedup chart's rule: reference time / variant time). Files of
+several GPUs are shown side by side, a column group per GPU, each against its
+own peak. --times: time per call at several N, where launch latency rules.
+--compare-gpus: per benchmark, each GPU's time over the first GPU's.
+Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
+import csv
+import io
 import sys
-from typing import Dict, List, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.plot import (_Parser, _config, _kernels, _n_label, _parse_n, _regex, best_at, choose_baseline,
-                             load_all, select)
+from benchtools.cli import Parser, load, one_of, warn
 from benchtools.results import Record, ResultsError, best_per_n
+from benchtools.shape import Chart, Gpu, best_at, by_chart, choose_baseline, config_text, kernels, n_label, parse_n
+
+FORMATS = ("markdown", "csv")
+ORDERS = ("fastest", "declared")
 
 
-def _groups(records: List[Record]) -> Dict[Tuple[str, str], List[Record]]:
-    groups: Dict[Tuple[str, str], List[Record]] = {}
-    for r in _kernels(records):
-        groups.setdefault((r.family, r.type), []).append(r)
-    return groups
+# ---------------------------------------------------------------- rows (numbers only)
 
-
-def summary_rows(records: List[Record], n: int | None, baseline: str | None) -> Dict[Tuple[str, str], list]:
-    """{(family, type): [(variant, record, ratio vs baseline or None)]}, fastest first."""
+def summary_rows(records: List[Record], n: int | None, baseline: str | None,
+                 order: str = "fastest") -> Dict[Chart, List[Tuple[str, Record, Optional[float]]]]:
+    """One GPU: {(family, type): [(variant, best record at N, reference time / its
+    time or None)]}, fastest first (or in declaration order)."""
     out = {}
-    for key, rs in sorted(_groups(records).items()):
+    for key, rs in by_chart(kernels(records)).items():
         at = n if n is not None else max(r.n for r in rs)
         best = {s[2]: r for s, r in best_at(rs, at).items()}
         if not best:
             continue
-        base = choose_baseline(list(best), baseline)
-        base_s = best[base].seconds if base else None
+        base = choose_baseline(rs, baseline)
+        base_s = best[base].seconds if base in best else None
         rows = [(v, r, base_s / r.seconds if base_s else None) for v, r in best.items()]
-        out[key] = sorted(rows, key=lambda row: row[1].seconds)
+        out[key] = sorted(rows, key=lambda row: row[1].seconds) if order == "fastest" else rows
     return out
 
 
-def time_rows(records: List[Record], sizes: Sequence[int]) -> Dict[Tuple[str, str], Dict[str, Dict[int, Record]]]:
-    """{(family, type): {variant: {N: best record}}} for the requested sizes."""
-    out: Dict[Tuple[str, str], Dict[str, Dict[int, Record]]] = {}
-    for (family, type_, variant), rs in best_per_n(_kernels(records)).items():
+def time_rows(records: List[Record], sizes: Sequence[int]) -> Dict[Chart, Dict[str, Dict[int, Record]]]:
+    """One GPU: {(family, type): {variant: {N: best record}}} for the requested sizes,
+    in declaration order."""
+    out: Dict[Chart, Dict[str, Dict[int, Record]]] = {}
+    for (family, type_, variant), rs in best_per_n(kernels(records)).items():
         cells = {r.n: r for r in rs if r.n in sizes}
         if cells:
             out.setdefault((family, type_), {})[variant] = cells
     return out
 
 
+def compare_rows(gpus: Sequence[Gpu], n: int | None) -> Dict[Chart, Tuple[int, List[Tuple[str, List[Optional[Record]]]]]]:
+    """{(family, type): (N, [(variant, [best record on each GPU or None])])} at N
+    (default: the largest N the first GPU and at least one other both measured),
+    in the first GPU's declaration order."""
+    out = {}
+    ref, others = gpus[0], gpus[1:]
+    theirs = [by_chart(kernels(g.records)) for g in others]
+    for key, rs in by_chart(kernels(ref.records)).items():
+        common = {r.n for r in rs} & {r.n for t in theirs for r in t.get(key, [])}
+        at = n if n is not None else max(common, default=None)
+        if at is None or at not in common:
+            continue
+        mine = {s[2]: r for s, r in best_at(rs, at).items()}
+        other = [{s[2]: r for s, r in best_at(t.get(key, []), at).items()} for t in theirs]
+        rows = [(v, [r] + [o.get(v) for o in other]) for v, r in mine.items() if any(o.get(v) for o in other)]
+        if rows:
+            out[key] = (at, rows)
+    return out
+
+
+# ---------------------------------------------------------------- printing
+
+def _us(r: Optional[Record], digits: int = 1) -> str:
+    return f"{r.seconds * 1e6:.{digits}f}" if r else "-"
+
+
+def _frac(r: Optional[Record], peak: Optional[float]) -> str:
+    return f"{r.bytes_per_second / peak:.1%}" if r and peak else "-"
+
+
+class _Out:
+    """Markdown tables under headings, or one CSV table (the header written once),
+    collected in .text so that nothing is printed when nothing was found."""
+
+    def __init__(self, fmt: str):
+        self.buffer, self.header_done = io.StringIO(), False
+        self.csv = csv.writer(self.buffer, lineterminator="\n") if fmt == "csv" else None
+
+    @property
+    def text(self) -> str:
+        return self.buffer.getvalue()
+
+    def table(self, heading: str, header: Sequence[str], align: Sequence[str], rows: Sequence[Sequence[str]],
+              csv_header: Sequence[str], csv_rows: Sequence[Sequence[object]]) -> None:
+        if self.csv:
+            if not self.header_done:
+                self.csv.writerow(csv_header)
+                self.header_done = True
+            self.csv.writerows(csv_rows)
+            return
+        lines = [f"\n#### {heading}\n", "| " + " | ".join(header) + " |",
+                 "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"]
+        lines += ["| " + " | ".join(row) + " |" for row in rows]
+        self.buffer.write("\n".join(lines) + "\n")
+
+
+def _num(x: Optional[float], fmt: str = ".9g") -> str:
+    return "" if x is None else format(x, fmt)
+
+
+def print_summary(gpus: Sequence[Gpu], n: int | None, baseline: str | None, order: str, out: _Out) -> bool:
+    per_gpu = [summary_rows(g.records, n, baseline, order) for g in gpus]
+    charts = list(dict.fromkeys(k for rows in per_gpu for k in rows))
+    for key in charts:
+        family, type_ = key
+        lists = [rows.get(key, []) for rows in per_gpu]
+        variants = list(dict.fromkeys(v for rows in lists for v, _, _ in rows))
+        cells = [{v: (r, ratio) for v, r, ratio in rows} for rows in lists]
+        base = choose_baseline([r for g in gpus for r in g.records if (r.family, r.type) == key], baseline)
+        vs = f"vs {base}" if base else "vs reference"
+        at = next(rows[0][1].n for rows in lists if rows)
+        several = len(gpus) > 1
+        header, align = ["variant"], ["l"]
+        for g in gpus:
+            tag = f" ({g.label})" if several else ""
+            header += [f"block/batch{tag}", f"µs{tag}", f"GB/s{tag}", f"of peak{tag}", f"{vs}{tag}"]
+            align += ["l", "r", "r", "r", "r"]
+        rows, csv_rows = [], []
+        for v in variants:
+            row = [v]
+            for g, c in zip(gpus, cells):
+                r, ratio = c.get(v, (None, None))
+                row += [(config_text(r) or "-") if r else "-", _us(r), f"{r.bytes_per_second / 1e9:.0f}" if r else "-",
+                        _frac(r, g.peak_bandwidth), f"{ratio:.2f}" if ratio is not None else "-"]
+                if r:
+                    csv_rows.append([g.label, family, type_, r.n, v, r.role, _num(r.block), _num(r.batch),
+                                     _num(r.seconds * 1e6), _num(r.bytes_per_second / 1e9),
+                                     _num(r.bytes_per_second / g.peak_bandwidth if g.peak_bandwidth else None),
+                                     base or "", _num(ratio)])
+            rows.append(row)
+        out.table(f"{family} {type_} at N = {n_label(at)}", header, align, rows,
+                  ["gpu", "family", "type", "n", "variant", "role", "block", "batch", "us", "gbps", "of_peak",
+                   "baseline", "vs_baseline"], csv_rows)
+    return bool(charts)
+
+
+def print_times(gpus: Sequence[Gpu], sizes: Sequence[int], out: _Out) -> bool:
+    per_gpu = [time_rows(g.records, sizes) for g in gpus]
+    charts = list(dict.fromkeys(k for rows in per_gpu for k in rows))
+    several = len(gpus) > 1
+    for key in charts:
+        family, type_ = key
+        variants = list(dict.fromkeys(v for rows in per_gpu for v in rows.get(key, {})))
+        columns = [(s, i) for s in sizes for i in range(len(gpus))]
+        header = ["variant"] + [n_label(s) + (f" ({gpus[i].label})" if several else "") for s, i in columns]
+        rows, csv_rows = [], []
+        for v in variants:
+            got = [rows_.get(key, {}).get(v, {}) for rows_ in per_gpu]
+            rows.append([v] + [_us(got[i].get(s), 2) for s, i in columns])
+            csv_rows += [[gpus[i].label, family, type_, v, s, _num(got[i][s].seconds * 1e6)]
+                         for s, i in columns if s in got[i]]
+        out.table(f"{family} {type_}: time per call (µs)", header, ["l"] + ["r"] * len(columns), rows,
+                  ["gpu", "family", "type", "variant", "n", "us"], csv_rows)
+    return bool(charts)
+
+
+def print_compare(gpus: Sequence[Gpu], n: int | None, out: _Out) -> bool:
+    found = compare_rows(gpus, n)
+    ref = gpus[0]
+    for (family, type_), (at, rows) in found.items():
+        header, align = ["variant", f"µs ({ref.label})"], ["l", "r"]
+        for g in gpus[1:]:
+            header += [f"µs ({g.label})", f"{g.label} / {ref.label} time"]
+            align += ["r", "r"]
+        table, csv_rows = [], []
+        for v, records in rows:
+            mine = records[0]
+            row = [v, _us(mine)]
+            for g, r in zip(gpus[1:], records[1:]):
+                ratio = r.seconds / mine.seconds if r else None
+                row += [_us(r), f"{ratio:.2f}" if ratio is not None else "-"]
+                if r:
+                    csv_rows.append([family, type_, at, v, ref.label, _num(mine.seconds * 1e6), g.label,
+                                     _num(r.seconds * 1e6), _num(ratio)])
+            table.append(row)
+        out.table(f"{family} {type_} at N = {n_label(at)}: time per call on each GPU (best block/batch on each)",
+                  header, align, table,
+                  ["family", "type", "n", "variant", "reference_gpu", "reference_us", "gpu", "us", "time_ratio"],
+                  csv_rows)
+    return bool(found)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="bench-table", description=__doc__.split("\n\n")[0])
+    parser = Parser(prog="bench-table", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s)")
     parser.add_argument("--filter", default=None, help="regex on family/type/variant")
     parser.add_argument("--n", default=None, help="the N of the summary (number or 2^k; default: largest)")
-    parser.add_argument("--baseline", default=None, help="variant the 'vs' column divides by (default: CUB)")
+    parser.add_argument("--baseline", default=None, help="variant the 'vs' column divides by "
+                                                         "(default: the family's declared reference)")
     parser.add_argument("--times", default=None, help="comma list of N: time per call at each instead")
+    parser.add_argument("--compare-gpus", action="store_true",
+                        help="per benchmark, each GPU's time over the first GPU's (files of two or more GPUs)")
+    parser.add_argument("--format", default="markdown", help="markdown (default) or csv")
+    parser.add_argument("--order", default="fastest", help="rows fastest first (default) or 'declared' "
+                                                           "(write-up order)")
     try:
         args = parser.parse_args(argv)
-        _regex("--filter", args.filter)
-        runs, records = load_all(args.results, "bench-table")
-        records = select(records, args.filter)
-        n = _parse_n(args.n) if args.n else None
-        sizes = [_parse_n(s) for s in args.times.split(",")] if args.times else None
-        if not records:
-            raise ResultsError("no successful cuda_bench benchmarks in the input"
-                               + (f" match --filter '{args.filter}'" if args.filter else ""))
+        fmt = one_of("--format", args.format, FORMATS)
+        order = one_of("--order", args.order, ORDERS)
+        n = parse_n(args.n) if args.n else None
+        sizes = [parse_n(s, "--times") for s in args.times.split(",")] if args.times else None
+        if args.compare_gpus and sizes:
+            raise ResultsError("--compare-gpus and --times: choose one")
+        _, gpus, warnings = load(args.results, "bench-table", args.filter)
+        if args.compare_gpus and len(gpus) < 2:
+            raise ResultsError("--compare-gpus: the input holds runs of one GPU only "
+                               f"({gpus[0].label}); give files of two GPUs")
     except ResultsError as e:
         print(f"bench-table: {e}", file=sys.stderr)
         return 2
-    peak = next((r.peak_bandwidth for r in runs if r.peak_bandwidth), None)
-    if sizes:
-        rows = time_rows(records, sizes)
-        if not rows:
-            print(f"bench-table: no benchmark at N = {args.times}", file=sys.stderr)
-            return 2
-        for (family, type_), variants in sorted(rows.items()):
-            print(f"\n#### {family} {type_}: time per call (µs)\n")
-            print("| variant | " + " | ".join(_n_label(s) for s in sizes) + " |")
-            print("|---|" + "---:|" * len(sizes))
-            for variant, cells in sorted(variants.items()):
-                print(f"| {variant} | " + " | ".join(f"{cells[s].seconds * 1e6:.2f}" if s in cells else "-"
-                                                     for s in sizes) + " |")
-        return 0
-    found = summary_rows(records, n, args.baseline)
+    out = _Out(fmt)
+    if args.compare_gpus:
+        found = print_compare(gpus, n, out)
+    elif sizes:
+        found = print_times(gpus, sizes, out)
+    else:
+        found = print_summary(gpus, n, args.baseline, order, out)
     if not found:
-        print(f"bench-table: no benchmark at N = {args.n}", file=sys.stderr)
+        what = args.times if sizes else (args.n or "the largest N common to the GPUs")
+        print(f"bench-table: no benchmark at N = {what}", file=sys.stderr)
         return 2
-    for (family, type_), rows in found.items():
-        print(f"\n#### {family} {type_} at N = {_n_label(rows[0][1].n)}\n")
-        print("| variant | block/batch | µs | GB/s | of peak | vs library |")
-        print("|---|---|---:|---:|---:|---:|")
-        for variant, r, ratio in rows:
-            frac = f"{r.bytes_per_second / peak:.1%}" if peak else "-"
-            vs = f"{ratio:.2f}" if ratio is not None else "-"
-            print(f"| {variant} | {_config(r) or '-'} | {r.seconds * 1e6:.1f} | {r.bytes_per_second / 1e9:.0f} | {frac} | {vs} |")
+    warn(warnings)
+    sys.stdout.write(out.text)
     return 0
 
 
