@@ -87,6 +87,8 @@ build() {
       configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
     # shellcheck disable=SC2206  # CUDABENCH_CMAKE_ARGS is a list of options
     configure+=(${CUDABENCH_CMAKE_ARGS:-})
+  elif [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
+    configure=(cmake -S . -B "$BUILD_DIR")  # an earlier configure failed: again, with its cache
   fi
   mkdir -p "$BUILD_DIR"
   log "building into $BUILD_DIR/ (log: $build_log)"

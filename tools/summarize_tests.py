@@ -1,7 +1,7 @@
 """The few lines tools/run-tests prints: passed, failed (by name) and skipped
 (each reason once) per test runner, from their JUnit XML files, then a total.
 
-    python3 tools/test_summary.py LABEL=FILE.xml ... [--log build/test-log.txt]
+    python3 tools/summarize_tests.py LABEL=FILE.xml ... [--log build/test-log.txt]
 
 Exit 0 when every file was read and nothing failed, 1 otherwise.
 """
