@@ -1,11 +1,14 @@
 """The bash plumbing that needs no GPU and no build: the GPU slug (the same as
 the C++ slug() that names results files), run-regression's per-GPU baseline
 choice, and run-sanitizers' exits without a GPU or with bad usage."""
+import json
 import os
+import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import FIXTURES
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINES = ROOT / "results" / "baseline"
@@ -80,3 +83,44 @@ def test_sanitizer_usage_errors_exit_2(args, message):
     out = run(SANITIZERS, *args)
     assert out.returncode == 2
     assert message in out.stderr
+
+
+FAKE_CUDA_BENCH = """#!/bin/sh
+# Two devices' results, as cuda_bench --device=0,1 writes them, into --results-dir.
+for a in "$@"; do case $a in --results-dir=*) dir=${a#--results-dir=};; esac; done
+for d in 0 1; do cp "$FIXTURE" "$dir/$STEM$d.json"; done
+exit 1
+"""
+
+
+@pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ninja")), reason="needs cmake and ninja")
+def test_run_benchmarks_plots_each_file_its_run_wrote_and_keeps_its_exit_code(tmp_path):
+    # A build folder whose "cuda_bench" writes two files; an older file sorts after them by name.
+    build = tmp_path / "build"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(x NONE)\n")
+    subprocess.run(["cmake", "-S", tmp_path / "src", "-B", build, "-G", "Ninja"], check=True, capture_output=True)
+    (build / "cuda_bench").write_text(FAKE_CUDA_BENCH)
+    (build / "cuda_bench").chmod(0o755)
+    results = tmp_path / "results"
+    results.mkdir()
+    small = json.loads((FIXTURES / "h200_small.json").read_text())  # one family and type: fewer charts
+    small["benchmarks"] = [b for b in small["benchmarks"] if b["name"].startswith("reduce_sum/i32/")]
+    fixture = tmp_path / "run.json"
+    fixture.write_text(json.dumps(small))
+    shutil.copy(fixture, results / "zz-older-run.json")
+    stem = f"nvidia-h100-test-{os.getpid()}-dev"
+    env = {**os.environ, "BUILD_DIR": str(build), "FIXTURE": str(fixture), "STEM": stem}
+    try:
+        out = subprocess.run([str(ROOT / "tools/run-benchmarks"), "--results-dir=results"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 1, out.stderr  # cuda_bench's
+        assert f"results: results/{stem}0.json" in out.stderr
+        assert f"results: results/{stem}1.json" in out.stderr
+        assert "zz-older-run" not in out.stderr
+        for d in (0, 1):
+            assert any((ROOT / "plots" / f"{stem}{d}").glob("bandwidth_*.png"))
+        assert not (ROOT / "plots" / "zz-older-run").exists()
+    finally:
+        for d in (0, 1):
+            shutil.rmtree(ROOT / "plots" / f"{stem}{d}", ignore_errors=True)
