@@ -7,6 +7,7 @@ Exit 0 when every file was read and nothing failed, 1 otherwise.
 """
 
 import argparse
+import re
 import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -16,12 +17,17 @@ MAX_NAMES = 20
 
 def _skip_reason(case, skipped):
     """GTEST_SKIP's message: CTest's <skipped> carries no reason of its own, the
-    test's output does ("file.cpp:12: Skipped" then the message)."""
+    test's output does ("file.cpp:12: Skipped" then the message). pytest's is
+    its message, or for a skipped module, in its text."""
     lines = (case.findtext("system-out") or "").splitlines()
     for i, line in enumerate(lines[:-1]):
         if line.rstrip().endswith("Skipped") and lines[i + 1].strip():
             return lines[i + 1].strip()
-    return (skipped.get("message") or skipped.text or "no reason given").strip()
+    message = (skipped.get("message") or skipped.text or "no reason given").strip()
+    if message == "collection skipped":  # pytest's module-level skip: the reason is in the text
+        found = re.search(r"Skipped: (.*?)['\"]\)\s*$", skipped.text or "")
+        message = found.group(1) if found else message
+    return message
 
 
 def read(path):

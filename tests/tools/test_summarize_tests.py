@@ -25,6 +25,7 @@ PYTEST = """<?xml version="1.0" encoding="utf-8"?><testsuites><testsuite name="p
 <testcase classname="tests.tools.test_plot" name="test_a"/>
 <testcase classname="tests.tools.test_plot" name="test_b"/>
 <testcase classname="tests.tools.test_report" name="test_render"><skipped type="pytest.skip" message="chromium not installed">x</skipped></testcase>
+<testcase classname="" name="tests.tools.test_lint"><skipped message="collection skipped">('/x/test_lint.py', 8, 'Skipped: ruamel.yaml not installed')</skipped></testcase>
 </testsuite></testsuites>
 """
 
@@ -43,16 +44,17 @@ def test_counts_each_skip_reason_once_and_names_failures(tmp_path, capsys):
         "CTest: 1 passed, 1 failed, 2 skipped",
         "  2 skipped: no CUDA GPU: no device",
         "  failed: cli.bad_sizes",
-        "pytest: 2 passed, 0 failed, 1 skipped",
+        "pytest: 2 passed, 0 failed, 2 skipped",
         "  1 skipped: chromium not installed",
+        "  1 skipped: ruamel.yaml not installed",
         "full log: log.txt",
-        "total: 3 passed, 1 failed, 3 skipped",
+        "total: 3 passed, 1 failed, 4 skipped",
     ]
 
 
 def test_all_passed_exits_0_and_a_missing_file_is_a_failure(tmp_path, capsys):
     pytest_xml = write(tmp_path, "pytest.xml", PYTEST)
     assert summarize_tests.main([f"pytest={pytest_xml}"]) == 0
-    assert capsys.readouterr().out.endswith("total: 2 passed, 0 failed, 1 skipped\n")
+    assert capsys.readouterr().out.endswith("total: 2 passed, 0 failed, 2 skipped\n")
     assert summarize_tests.main([f"CTest={tmp_path / 'none.xml'}"]) == 1
     assert capsys.readouterr().out.startswith("CTest: no results (")
