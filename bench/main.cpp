@@ -18,9 +18,11 @@
 #include <vector>
 
 #include "harness/device.hpp"
+#include "harness/profile.hpp"
 #include "harness/registry.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
+#include "harness/stop.hpp"
 #include "harness/versions.hpp"
 
 namespace {
@@ -34,11 +36,17 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --sizes=N1,N2,...        explicit N values
   --cache=cold|hot         cold (default): flush L2 before every timed launch;
                            hot: no flush (small inputs then run from L2)
+  --timing=events|graph    events (default): events around each launch;
+                           graph: per-launch time from replays of K launches
+                           captured in a CUDA graph (docs/timing.md); host-side
+                           cases are refused; min_time defaults to 0.001 s
   --benchmark_min_time=S   measured GPU time per benchmark; the harness sets
                            0.01 s unless given
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
+  --profile-one            one profiled call per benchmark instead of timing, for
+                           ncu's DRAM-byte audit (tools/run-audit, docs/audit.md)
 
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
@@ -47,8 +55,10 @@ Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
 struct Options {
   bench::RegistrationOptions reg;
   bench::CacheMode cache = bench::CacheMode::cold;
+  bench::TimingMode timing = bench::TimingMode::events;
   std::string results_dir = CUDABENCH_SOURCE_DIR "/results";
   bool list_variants = false;
+  bool profile_one = false;
   std::vector<std::string> passthrough;  // argv for Google Benchmark
 };
 
@@ -105,11 +115,18 @@ Options parse(int argc, char** argv) {
       if (v == "cold") o.cache = bench::CacheMode::cold;
       else if (v == "hot") o.cache = bench::CacheMode::hot;
       else throw UsageError("--cache=" + v + ": expected 'cold' or 'hot'");
+    } else if (starts_with(a, "--timing=")) {
+      const std::string v = value("--timing=");
+      if (v == "events") o.timing = bench::TimingMode::events;
+      else if (v == "graph") o.timing = bench::TimingMode::graph;
+      else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
     } else if (a == "--list-variants") {
       o.list_variants = true;
+    } else if (a == "--profile-one") {
+      o.profile_one = true;
     } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=") || a == "--help" || a == "-h") {
       o.passthrough.push_back(a);  // Google Benchmark's own
     } else {
@@ -176,6 +193,7 @@ int run(int argc, char** argv) {
   std::string results_path;
   const bool json_out = gb_flag(opt.passthrough, "benchmark_out_format").value_or("json") == "json";
   if (!listing) {
+    bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
     std::string why;
     const auto device = bench::query_device(&why);
     if (!device) {
@@ -197,19 +215,27 @@ int run(int argc, char** argv) {
       if (!gb_flag(opt.passthrough, "benchmark_out_format"))
         opt.passthrough.push_back("--benchmark_out_format=json");
     }
+    bench::set_timing_mode(opt.timing);
     runner = std::make_unique<bench::Runner>(*device, opt.cache);
     for (const auto& [key, value] :
          bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
       benchmark::AddCustomContext(key, value);
     benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
+    benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
     benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
     benchmark::AddCustomContext("harness", "cuda_bench");
+    for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
+    if (opt.profile_one) bench::set_profile_one(true);
+    if (bench::profile_one_enabled())  // its times are single profiled calls, not measurements
+      benchmark::AddCustomContext("profile_one", "true");
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
     benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
 #endif
   }
   if (!gb_flag(opt.passthrough, "benchmark_min_time"))
-    opt.passthrough.push_back(std::string("--benchmark_min_time=") + CUDABENCH_DEFAULT_MIN_TIME);
+    opt.passthrough.push_back(std::string("--benchmark_min_time=") +
+                              (opt.timing == bench::TimingMode::graph ? CUDABENCH_GRAPH_MIN_TIME  // K launches an iteration
+                                                                      : CUDABENCH_DEFAULT_MIN_TIME));
 
   std::vector<char*> gb_argv;
   for (auto& a : opt.passthrough) gb_argv.push_back(a.data());
@@ -224,11 +250,13 @@ int run(int argc, char** argv) {
                                if (r) r->run(state, d, p);
                                else state.SkipWithError("no CUDA GPU");
                              });
+  bench::annotate_declared_bytes(decls, opt.reg);
 
-  bench::FlushingJsonReporter file_reporter;
+  bench::ResultsWriter file_reporter(results_path);  // exits 1 itself on a write error
   const std::size_t ran =
       benchmark::RunSpecifiedBenchmarks(nullptr, (!listing && json_out) ? &file_reporter : nullptr);
   benchmark::Shutdown();
+  bench::honour_stop_request();  // a stop in the last benchmark of a run without our JSON writer
   if (listing) return 0;
   if (ran == 0) {
     std::fprintf(stderr, "cuda_bench: no benchmark matched the filter\n");

@@ -20,8 +20,9 @@ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-std::vector<void (*)()>& clearers() {
-  static std::vector<void (*)()> fns;
+// One per element type: frees that type's cache, returns the device bytes freed.
+std::vector<std::size_t (*)()>& clearers() {
+  static std::vector<std::size_t (*)()> fns;
   return fns;
 }
 
@@ -29,7 +30,12 @@ template <typename T>
 std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>>& cache() {
   static std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>> c;
   static bool once = [] {
-    clearers().push_back([] { cache<T>().clear(); });
+    clearers().push_back([] {
+      std::size_t bytes = 0;
+      for (const auto& entry : cache<T>()) bytes += entry.second->device.bytes();
+      cache<T>().clear();
+      return bytes;
+    });
     return true;
   }();
   (void)once;
@@ -70,20 +76,23 @@ const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   if (auto it = c.find(key); it != c.end()) return *it->second;
 
   auto ds = std::make_unique<Dataset<T>>();
+  // Device memory first: out of memory (bench::OutOfMemory) before seconds of
+  // host generation, not after. No eviction here: a case may hold pointers into
+  // other cached datasets; the runner frees the cache between attempts.
+  ds->device = DeviceBuffer<T>(n);
   ds->host.resize(n);
   T* h = ds->host.data();
   parallel_chunks(n, [h, seed](std::size_t b, std::size_t e, unsigned) {
     for (std::size_t i = b; i < e; ++i) h[i] = random_element<T>(seed, i);
   });
-  // No eviction here: a case may hold pointers into other cached datasets. The
-  // runner frees the cache between benchmarks when memory runs low.
-  ds->device = DeviceBuffer<T>(n);
   BENCH_CUDA_CHECK(cudaMemcpy(ds->device.get(), h, n * sizeof(T), cudaMemcpyHostToDevice));
   return *(c[key] = std::move(ds));
 }
 
-void clear_datasets() {
-  for (auto fn : clearers()) fn();
+std::size_t clear_datasets() {
+  std::size_t bytes = 0;
+  for (auto fn : clearers()) bytes += fn();
+  return bytes;
 }
 
 template const Dataset<int>& random_dataset<int>(std::size_t, std::uint64_t);

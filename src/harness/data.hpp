@@ -31,7 +31,8 @@ T random_element(std::uint64_t seed, std::size_t index);
 template <typename T>
 const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed = 0);
 
-// Frees every cached dataset (host and device).
-void clear_datasets();
+// Frees every cached dataset (host and device); returns the device bytes freed.
+// Only where no case holds dataset pointers (the runner: between benchmarks).
+std::size_t clear_datasets();
 
 }  // namespace bench

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "harness/cuda_check.hpp"
+#include "harness/device_memory.hpp"
 
 namespace bench {
 
@@ -13,7 +13,7 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    if (count > 0) BENCH_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&ptr_), count * sizeof(T)));
+    if (count > 0) ptr_ = static_cast<T*>(device_allocate(count * sizeof(T)));  // OutOfMemory says how much
   }
   DeviceBuffer(DeviceBuffer&& o) noexcept
       : ptr_(std::exchange(o.ptr_, nullptr)), count_(std::exchange(o.count_, 0)) {}

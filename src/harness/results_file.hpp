@@ -1,10 +1,11 @@
-// Where a run's JSON goes, and the reporter that writes it so that a run cut
-// short still leaves every finished benchmark on disk.
+// Where a run's JSON goes, and the writer that keeps it readable whatever
+// happens to the run: killed, interrupted, out of disk, or a broken CUDA context.
 #pragma once
 
 #include <benchmark/benchmark.h>
 
 #include <ctime>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,62 @@ namespace bench {
 // file of that name exists: an earlier run is never overwritten.
 std::string new_results_path(const std::string& dir, const std::string& gpu_name, std::time_t now);
 
-// Google Benchmark's JSON reporter, flushed after every finished benchmark.
-class FlushingJsonReporter : public benchmark::JSONReporter {
+// Google Benchmark's JSON, every field formatted by Google Benchmark's own
+// JSONReporter, with each benchmark's annotations (src/harness/annotations.hpp:
+// declaration, role, clocks, ...) merged into each of its runs and aggregates.
+//
+// With a path, the writer owns the file (Google Benchmark's --benchmark_out
+// stream, which names the same file, is left unused):
+//   - every finished benchmark is written with write(2) as soon as it is
+//     reported, so a killed run (SIGKILL) leaves all of them on disk, and at
+//     every moment the file is complete JSON but for its closing "\n  ]\n}\n";
+//   - a stop (bench::honour_stop_request: SIGINT, SIGTERM, a sticky CUDA
+//     error) closes the JSON and says how many benchmarks it holds and where;
+//     a second signal closes it from the signal handler (src/harness/stop.hpp);
+//   - a failed write, fsync or close (a full disk) is one line on stderr naming
+//     the file and the error, and exit status 1, at once: the file is cut back
+//     to its last complete benchmark and closed if the disk allows.
+// Without a path (tests), it writes to GetOutputStream() and checks its state.
+class ResultsWriter : public benchmark::BenchmarkReporter {
  public:
+  ResultsWriter();
+  explicit ResultsWriter(std::string path);
+  ~ResultsWriter() override;
+  ResultsWriter(const ResultsWriter&) = delete;
+  ResultsWriter& operator=(const ResultsWriter&) = delete;
+
+  bool ReportContext(const Context& context) override;
   void ReportRuns(const std::vector<Run>& reports) override;
+  void Finalize() override;
+
+  // Benchmarks written so far (a benchmark's repetitions and aggregates count once).
+  long long benchmarks_written() const { return benchmarks_; }
+
+  // What the file ends with: Google Benchmark's own closing of "benchmarks" and the document.
+  static constexpr const char* kClosing = "\n  ]\n}\n";
+
+ private:
+  // Appends complete JSON text holding `benchmarks_after` benchmarks in all;
+  // a failure ends the process (see above).
+  void append(const std::string& text, long long benchmarks_after);
+  // Cuts the file back to the last complete benchmark and closes the JSON
+  // there; 0, or the errno of what failed.
+  int close_json();
+  [[noreturn]] void write_failed(const char* what, int err);
+  void finish_after_stop();
+
+  std::string path_;
+  int fd_ = -1;
+  long long committed_ = 0;  // bytes of complete JSON in the file
+  long long benchmarks_ = 0;
+  std::string last_benchmark_;
+  bool any_object_ = false;
+  bool closed_ = false;
+  benchmark::JSONReporter json_;  // formats; writes into text_
+  std::ostringstream text_, discarded_;
 };
+
+// The former name of the writer (stream mode), kept for tests written against it.
+using FlushingJsonReporter = ResultsWriter;
 
 }  // namespace bench

@@ -1,5 +1,11 @@
 #include "harness/timer.hpp"
 
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
 namespace bench {
 namespace {
 
@@ -15,42 +21,116 @@ __global__ void l2_flush_kernel(const uint4* __restrict__ buf, std::size_t count
   if (acc == 0xFFFFFFFFu) *sink = acc;
 }
 
-// Waits `ns` of GPU global time: holds the stream while the host enqueues.
-__global__ void spin_kernel(unsigned long long ns) {
-  unsigned long long start, now;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-  do {
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-  } while (now - start < ns);
+__device__ unsigned long long global_ns() {
+  unsigned long long now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  return now;
 }
 
-// Longer than the host needs to record an event and enqueue a launch.
-constexpr unsigned long long kHotSpinNs = 20'000;
+// Waits `ns` of GPU global time: holds the stream while the host enqueues.
+__global__ void spin_kernel(unsigned long long ns) {
+  const unsigned long long start = global_ns();
+  while (global_ns() - start < ns) {
+  }
+}
+
+// Holds the stream until the host sets gate[0] (host-mapped memory), so that
+// everything the host enqueues behind it starts back to back however long the
+// enqueueing took (nvbench's blocking kernel). Gives up after `timeout_ns` and
+// says so in gate[1].
+__global__ void gate_kernel(volatile int* gate, unsigned long long timeout_ns) {
+  const unsigned long long start = global_ns();
+  while (gate[0] == 0) {
+    if (global_ns() - start > timeout_ns) {
+      gate[1] = 1;
+      return;
+    }
+  }
+}
+
+constexpr unsigned long long kGateTimeoutNs = 2'000'000'000ull;
+
+// Graph replays: K launches, chosen so that a hot replay lasts about this long.
+constexpr int kMinGraphLaunches = 10;
+constexpr int kMaxGraphLaunches = 100;
+constexpr double kTargetReplaySeconds = 100e-6;
+
+std::atomic<TimingMode> g_timing_mode{TimingMode::events};
+
+// Captures what `body` enqueues on `stream` (thread-local capture: a call that
+// is illegal in a graph, such as a synchronisation or cudaMalloc, fails the
+// capture) into an instantiated, uploaded graph.
+cudaGraphExec_t capture(cudaStream_t stream, const std::function<void()>& body) {
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  BENCH_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  std::string failure;
+  try {
+    body();
+  } catch (const std::exception& e) {
+    failure = e.what();
+  }
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
+  if (failure.empty() && ended != cudaSuccess)
+    failure = std::string("cudaStreamEndCapture: ") + cudaGetErrorName(ended);
+  if (!failure.empty()) {
+    if (graph) cudaGraphDestroy(graph);
+    cudaGetLastError();  // capture errors are not sticky: leave none behind
+    throw Unsupported("graph timing: the case cannot be captured into a CUDA graph (" + failure +
+                      "); time it with --timing=events");
+  }
+  cudaGraphExec_t exec = nullptr;
+  const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
+  cudaGraphDestroy(graph);
+  BENCH_CUDA_CHECK(instantiated);
+  if (const cudaError_t uploaded = cudaGraphUpload(exec, stream); uploaded != cudaSuccess) {
+    cudaGraphExecDestroy(exec);
+    BENCH_CUDA_CHECK(uploaded);
+  }
+  return exec;
+}
+
+// A replay, warmed once (the first launch of a graph costs more).
+void replay(cudaGraphExec_t exec, cudaStream_t stream) { BENCH_CUDA_CHECK(cudaGraphLaunch(exec, stream)); }
+
+void warm(cudaGraphExec_t exec, cudaStream_t stream) {
+  replay(exec, stream);
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
 
 }  // namespace
 
 const char* to_string(CacheMode mode) { return mode == CacheMode::cold ? "cold" : "hot"; }
+const char* to_string(TimingMode mode) { return mode == TimingMode::events ? "events" : "graph"; }
+
+void set_timing_mode(TimingMode mode) { g_timing_mode.store(mode); }
+TimingMode timing_mode() { return g_timing_mode.load(); }
 
 GpuTimer::GpuTimer(const DeviceInfo& device)
     : flush_buffer_(static_cast<std::size_t>(2 * std::max<long long>(device.l2_bytes, 1 << 20))),
       flush_sink_(1) {
   BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   BENCH_CUDA_CHECK(cudaEventCreate(&start_));
+  BENCH_CUDA_CHECK(cudaEventCreate(&mid_));
   BENCH_CUDA_CHECK(cudaEventCreate(&stop_));
+  BENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&gate_), 2 * sizeof(int), cudaHostAllocMapped));
+  BENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&gate_device_), gate_, 0));
   BENCH_CUDA_CHECK(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()));
   BENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
 
 GpuTimer::~GpuTimer() {
+  if (gate_) cudaFreeHost(gate_);
   if (start_) cudaEventDestroy(start_);
+  if (mid_) cudaEventDestroy(mid_);
   if (stop_) cudaEventDestroy(stop_);
   if (stream_) cudaStreamDestroy(stream_);
 }
 
-void GpuTimer::flush_l2() {
+void GpuTimer::flush_l2(cudaStream_t stream) {
   const std::size_t count = flush_buffer_.bytes() / sizeof(uint4);
-  l2_flush_kernel<<<1024, 512, 0, stream_>>>(reinterpret_cast<const uint4*>(flush_buffer_.get()),
-                                              count, flush_sink_.get());
+  l2_flush_kernel<<<1024, 512, 0, stream>>>(reinterpret_cast<const uint4*>(flush_buffer_.get()), count,
+                                            flush_sink_.get());
   BENCH_CHECK_LAUNCH("l2_flush_kernel");
 }
 
@@ -61,32 +141,165 @@ void launch_spin(cudaStream_t stream, unsigned long long ns) {
 
 void GpuTimer::spin(unsigned long long ns) { launch_spin(stream_, ns); }
 
-double GpuTimer::measure(benchmark::State& state, const std::function<void(cudaStream_t)>& launch,
-                         CacheMode mode, bool host_work, int warmup_launches) {
+double GpuTimer::elapsed_seconds(cudaEvent_t from, cudaEvent_t to) {
+  float ms = 0;
+  BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, from, to));
+  return static_cast<double>(ms) * 1e-3;
+}
+
+void GpuTimer::gated(const Launch& enqueue) {
+  volatile int* gate = gate_;
+  gate[0] = 0;
+  gate[1] = 0;
+  gate_kernel<<<1, 1, 0, stream_>>>(gate_device_, kGateTimeoutNs);
+  BENCH_CHECK_LAUNCH("gate_kernel");
+  try {
+    enqueue(stream_);
+  } catch (...) {
+    gate[0] = 1;
+    cudaStreamSynchronize(stream_);
+    throw;
+  }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  gate[0] = 1;
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  if (gate[1] != 0)
+    throw std::runtime_error("timer: the host took over 2 s to enqueue one timed replay; nothing was measured");
+}
+
+double GpuTimer::time_launch(const Launch& launch, CacheMode mode, bool host_work) {
+  if (mode == CacheMode::cold) flush_l2();
+  if (host_work) {
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing may hide the host's work
+  } else if (mode == CacheMode::hot) {
+    spin(kHotSpinNs);  // as the flush does in cold mode: the launch latency stays out
+  }
+  BENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  launch(stream_);
+  BENCH_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  BENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
+  return elapsed_seconds(start_, stop_);
+}
+
+double GpuTimer::time_gated(const Launch& enqueue) {
+  gated([&](cudaStream_t s) {
+    BENCH_CUDA_CHECK(cudaEventRecord(start_, s));
+    enqueue(s);
+    BENCH_CUDA_CHECK(cudaEventRecord(stop_, s));
+  });
+  return elapsed_seconds(start_, stop_);
+}
+
+double GpuTimer::measure(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work,
+                         int warmup_launches) {
+  if (timing_mode() == TimingMode::graph && host_work)
+    throw Unsupported(
+        "graph timing: the case works on the host inside the timed region (host_work), which a graph replay "
+        "cannot contain; time it with --timing=events");
   for (int i = 0; i < warmup_launches; ++i) launch(stream_);
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
   BENCH_CUDA_CHECK(cudaGetLastError());
+  const double total = timing_mode() == TimingMode::graph ? measure_graph(state, launch, mode)
+                                                          : measure_events(state, launch, mode, host_work);
+  BENCH_CUDA_CHECK(cudaGetLastError());
+  return total;
+}
 
+double GpuTimer::measure_events(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work) {
   double total_seconds = 0;
   for (auto _ : state) {
-    if (mode == CacheMode::cold) flush_l2();
-    if (host_work) {
-      BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing may hide the host's work
-    } else if (mode == CacheMode::hot) {
-      spin(kHotSpinNs);  // as the flush does in cold mode: the launch latency stays out
-    }
-    BENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
-    launch(stream_);
-    BENCH_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    BENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    BENCH_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    const double seconds = static_cast<double>(ms) * 1e-3;
+    const double seconds = time_launch(launch, mode, host_work);
     state.SetIterationTime(seconds);
     total_seconds += seconds;
   }
-  BENCH_CUDA_CHECK(cudaGetLastError());
   return total_seconds;
+}
+
+double GpuTimer::measure_graph(benchmark::State& state, const Launch& launch, CacheMode mode) {
+  GraphTiming graph(*this, launch, mode);
+  state.counters["graph_launches"] = graph.launches();
+  double total_seconds = 0;
+  for (auto _ : state) {
+    const double seconds = graph.per_launch_seconds();
+    state.SetIterationTime(seconds);
+    total_seconds += seconds;
+  }
+  return total_seconds;
+}
+
+// ---- graph timing ----------------------------------------------------------------
+
+GraphTiming::GraphTiming(GpuTimer& timer, const Launch& launch, CacheMode mode, int launches)
+    : timer_(timer), mode_(mode), launches_(launches) {
+  if (launches_ <= 0 && mode == CacheMode::cold) launches_ = kMinGraphLaunches;
+  if (launches_ <= 0) {
+    const double probe = replay_seconds(timer, launch, kMinGraphLaunches) / kMinGraphLaunches;
+    const double wanted = probe > 0 ? std::ceil(kTargetReplaySeconds / probe) : kMaxGraphLaunches;
+    launches_ = static_cast<int>(std::clamp(wanted, double{kMinGraphLaunches}, double{kMaxGraphLaunches}));
+  }
+  const cudaStream_t s = timer.stream();
+  try {
+    work_ = capture(s, [&] {
+      for (int k = 0; k < launches_; ++k) {
+        if (mode == CacheMode::cold) timer.flush_l2(s);
+        launch(s);
+      }
+    });
+    if (mode == CacheMode::cold) {
+      flushes_ = capture(s, [&] {
+        for (int k = 0; k < launches_; ++k) timer.flush_l2(s);
+      });
+      warm(flushes_, s);
+    }
+    warm(work_, s);
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+GraphTiming::~GraphTiming() { release(); }
+
+void GraphTiming::release() {
+  if (work_) cudaGraphExecDestroy(work_);
+  if (flushes_) cudaGraphExecDestroy(flushes_);
+  work_ = flushes_ = nullptr;
+}
+
+double GraphTiming::per_launch_seconds() {
+  if (mode_ == CacheMode::hot) return timer_.time_gated([this](cudaStream_t s) { replay(work_, s); }) / launches_;
+  timer_.gated([this](cudaStream_t s) {
+    BENCH_CUDA_CHECK(cudaEventRecord(timer_.start_, s));
+    replay(flushes_, s);
+    BENCH_CUDA_CHECK(cudaEventRecord(timer_.mid_, s));
+    replay(work_, s);
+    BENCH_CUDA_CHECK(cudaEventRecord(timer_.stop_, s));
+  });
+  const double flushes = timer_.elapsed_seconds(timer_.start_, timer_.mid_);
+  const double work = timer_.elapsed_seconds(timer_.mid_, timer_.stop_);
+  const double per_launch = (work - flushes) / launches_;
+  if (!(per_launch > 0))
+    throw std::runtime_error("graph timing: a cold replay (" + std::to_string(work * 1e6) +
+                             " us) was not slower than its " + std::to_string(launches_) + " flushes alone (" +
+                             std::to_string(flushes * 1e6) + " us): the launch is below the flush's noise; "
+                             "time it with --cache=hot");
+  return per_launch;
+}
+
+double GraphTiming::replay_seconds(GpuTimer& timer, const Launch& launch, int launches) {
+  const cudaStream_t s = timer.stream();
+  cudaGraphExec_t exec = capture(s, [&] {
+    for (int k = 0; k < launches; ++k) launch(s);
+  });
+  try {
+    warm(exec, s);
+    const double seconds = timer.time_gated([exec](cudaStream_t stream) { replay(exec, stream); });
+    cudaGraphExecDestroy(exec);
+    return seconds;
+  } catch (...) {
+    cudaGraphExecDestroy(exec);
+    throw;
+  }
 }
 
 }  // namespace bench

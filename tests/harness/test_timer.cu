@@ -1,11 +1,14 @@
-// The timer and runner on a real GPU: events time the launch, and failures
-// become clear per-benchmark errors rather than aborts or numbers.
+// The timer and runner on a real GPU: events (and graph replays) time the
+// launch and nothing else, and failures become clear per-benchmark errors
+// rather than aborts or numbers.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <vector>
 
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
@@ -66,7 +69,46 @@ nlohmann::json run_through_benchmark(const std::vector<Declaration>& decls, Runn
 class Timer : public ::testing::Test {
  protected:
   void SetUp() override { BENCH_REQUIRE_GPU(); }
+  void TearDown() override { set_timing_mode(TimingMode::events); }
 };
+
+// Google Benchmark's measured time per benchmark (its default, 0.5 s, would
+// make the short kernels below take minutes).
+void set_min_time(const char* seconds) {
+  std::string flag = std::string("--benchmark_min_time=") + seconds;
+  char arg0[] = "gpu_tests";
+  char* argv[] = {arg0, flag.data(), nullptr};
+  int argc = 2;
+  benchmark::Initialize(&argc, argv);
+}
+
+std::unique_ptr<Case> make_scripted(std::function<void(cudaStream_t)> launch) {
+  return std::make_unique<ScriptedCase>(std::move(launch));
+}
+
+// real_time (us) of one scripted launch run through the Runner in `cache` mode.
+double timed_us(CacheMode cache, std::function<void(cudaStream_t)> launch) {
+  Runner runner(*query_device(nullptr), cache);
+  const auto j = run_through_benchmark(
+      {scripted("probe", [launch](const Point&) { return make_scripted(launch); })}, runner);
+  const auto& b = j["benchmarks"][0];
+  EXPECT_FALSE(b.value("error_occurred", false)) << b.dump();
+  EXPECT_EQ(b["time_unit"], "us");
+  return b.value("real_time", -1.0);
+}
+
+// Median device time (us) of `work` alone, gated on the timer's stream.
+double device_us(GpuTimer& timer, const std::function<void(cudaStream_t)>& work) {
+  std::vector<double> t(21);
+  for (auto& x : t) x = timer.time_gated(work) * 1e6;
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+}
+
+void launch_empty(cudaStream_t s) {
+  empty_kernel<<<1, 32, 0, s>>>();
+  BENCH_CHECK_LAUNCH("empty_kernel");
+}
 
 TEST_F(Timer, FailuresBecomeNamedPerBenchmarkErrors) {
   Runner runner(*query_device(nullptr), CacheMode::cold);
@@ -149,6 +191,111 @@ TEST_F(Timer, RealCudaErrorNamesTheCall) {
     EXPECT_NE(msg.find("cudaErrorMemoryAllocation"), std::string::npos) << msg;
   }
   cudaGetLastError();
+}
+
+// The flush (cold) and the spin (hot) keep the stream busy ahead of the start
+// event and must never be inside the timed region. An empty kernel takes a few
+// microseconds; the flush and the spin, measured here on their own, take
+// several times that: if either moved between the events, the empty kernel's
+// time would reach theirs and these bounds fail. The controls put a flush or a
+// spin inside the launch on purpose and show the same bounds catch it.
+TEST_F(Timer, FlushAndSpinStayOutOfTheTimedRegion) {
+  set_min_time(CUDABENCH_DEFAULT_MIN_TIME);
+  GpuTimer probe(*query_device(nullptr));
+  const double flush = device_us(probe, [&probe](cudaStream_t s) { probe.flush_l2(s); });
+  const double spin = device_us(probe, [](cudaStream_t s) { launch_spin(s, kHotSpinNs); });
+  ASSERT_GT(spin, 0.9 * kHotSpinNs * 1e-3);
+  ASSERT_GT(flush, 4.0) << "the L2 flush should take microseconds";
+
+  const double cold = timed_us(CacheMode::cold, launch_empty);
+  const double hot = timed_us(CacheMode::hot, launch_empty);
+  EXPECT_LT(cold, 0.5 * flush) << "cold: empty kernel " << cold << " us, flush alone " << flush << " us";
+  EXPECT_LT(hot, 0.5 * spin) << "hot: empty kernel " << hot << " us, spin alone " << spin << " us";
+
+  const double flush_inside = timed_us(CacheMode::cold, [&probe](cudaStream_t s) {
+    probe.flush_l2(s);
+    launch_empty(s);
+  });
+  const double spin_inside = timed_us(CacheMode::hot, [](cudaStream_t s) {
+    launch_spin(s, kHotSpinNs);
+    launch_empty(s);
+  });
+  EXPECT_GT(flush_inside, 0.8 * flush) << "control: a flush inside the launch must show";
+  EXPECT_GT(spin_inside, 0.8 * spin) << "control: a spin inside the launch must show";
+}
+
+// Graph mode: the cold replay subtracts its flushes, and the gate (the hot
+// replay's way of keeping launch latency out) is not timed: an empty kernel's
+// per-launch time stays far below a flush, and below the event-timed launch
+// it is meant to undercut. The control keeps a flush inside the launch.
+TEST_F(Timer, GraphTimingLeavesFlushAndGateOut) {
+  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
+  GpuTimer probe(*query_device(nullptr));
+  const double flush = device_us(probe, [&probe](cudaStream_t s) { probe.flush_l2(s); });
+  std::vector<double> single(101);
+  for (auto& x : single) x = probe.time_launch(launch_empty, CacheMode::hot, false) * 1e6;
+  std::sort(single.begin(), single.end());
+  const double event_floor = single[single.size() / 2];
+
+  set_timing_mode(TimingMode::graph);
+  const double cold = timed_us(CacheMode::cold, launch_empty);
+  const double hot = timed_us(CacheMode::hot, launch_empty);
+  EXPECT_GT(cold, 0.0);
+  EXPECT_LT(cold, 0.5 * flush) << "graph cold: empty kernel " << cold << " us, flush alone " << flush << " us";
+  EXPECT_GT(hot, 0.0);
+  EXPECT_LT(hot, event_floor) << "graph hot: " << hot << " us per launch, one event-timed launch " << event_floor
+                              << " us";
+  const double flush_inside = timed_us(CacheMode::cold, [&probe](cudaStream_t s) {
+    probe.flush_l2(s);
+    launch_empty(s);
+  });
+  EXPECT_GT(flush_inside, 0.8 * flush) << "control: a flush inside the launch must show";
+}
+
+TEST_F(Timer, GraphTimeMatchesAKnownDuration) {
+  // A 50 us spin per launch: the per-launch time of a replay is that plus the
+  // small step from one graph node to the next, in both cache modes.
+  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
+  set_timing_mode(TimingMode::graph);
+  for (CacheMode mode : {CacheMode::hot, CacheMode::cold}) {
+    Runner runner(*query_device(nullptr), mode);
+    const auto j = run_through_benchmark(
+        {scripted("spin", [](const Point&) { return make_scripted([](cudaStream_t s) { launch_spin(s, 50'000); }); })},
+        runner);
+    const auto& b = j["benchmarks"][0];
+    ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
+    EXPECT_GT(b["real_time"].get<double>(), 49.5) << to_string(mode);
+    EXPECT_LT(b["real_time"].get<double>(), 55.0) << to_string(mode);
+    EXPECT_EQ(b["graph_launches"].get<double>(), 10.0) << "a 50 us launch needs no more than the minimum K";
+  }
+}
+
+TEST_F(Timer, GraphModeRefusesHostWorkAndUncapturableCasesAndGoesOn) {
+  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
+  set_timing_mode(TimingMode::graph);
+  Runner runner(*query_device(nullptr), CacheMode::hot);
+  const std::vector<Declaration> decls{
+      scripted("a_host", [](const Point&) { return std::make_unique<ScriptedCase>([](cudaStream_t) {}, "", true); }),
+      scripted("b_sync", [](const Point&) {
+        return make_scripted([](cudaStream_t s) {
+          launch_empty(s);
+          BENCH_CUDA_CHECK(cudaStreamSynchronize(s));  // illegal while capturing
+        });
+      }),
+      scripted("c_fine", [](const Point&) { return make_scripted(launch_empty); }),
+  };
+  const auto j = run_through_benchmark(decls, runner);
+  ASSERT_EQ(j["benchmarks"].size(), 3u) << j.dump(1);
+  const auto& host = j["benchmarks"][0];
+  const auto& sync = j["benchmarks"][1];
+  const auto& fine = j["benchmarks"][2];
+  EXPECT_EQ(host.value("error_message", "").rfind("unsupported: graph timing: the case works on the host", 0), 0u)
+      << host.dump();
+  EXPECT_EQ(sync.value("error_message", "").rfind("unsupported: graph timing: the case cannot be captured", 0), 0u)
+      << sync.dump();
+  EXPECT_FALSE(fine.value("error_occurred", false)) << fine.dump();
+  EXPECT_GT(fine.value("real_time", 0.0), 0.0);
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
 }  // namespace

@@ -101,12 +101,12 @@ def test_markdown_table_orders_regressions_first_and_names_both_runs(tmp_path, c
     assert "NVIDIA H200, commit `1111111`" in out.out and "commit `3333333`" in out.out
     rows = [l for l in lines if l.startswith("| `")]
     assert len(rows) == 6
-    assert rows[0].startswith(f"| `{SLOW}` | 255.41 µs | 280.95 µs | +10.00% | 0.00397 | **regressed** |")
+    assert rows[0].startswith(f"| `{SLOW}` | 255.41 µs | 280.95 µs | +10.00% | 6.00% | 0.00397 | **regressed** |")
 
     md = tmp_path / "summary.md"
     rc, out = run(capsys, BASE, fixture("fast10"), "--markdown", md)
     assert rc == 0 and out.out.strip() == f"bench-compare: pass (1 improved, 5 unchanged); table in {md}"
-    assert f"| `{FAST}` | 1.221 ms | 1.099 ms | -10.00% |" in md.read_text()
+    assert f"| `{FAST}` | 1.221 ms | 1.099 ms | -10.00% | 6.00% |" in md.read_text()
 
 
 def test_new_and_missing_benchmarks_are_listed_not_fatal(tmp_path, capsys):
@@ -187,7 +187,8 @@ def test_different_gpu_needs_force(tmp_path, capsys):
     assert rc == 2
     err = out.err.strip()
     assert len(err.splitlines()) == 1
-    assert "different GPUs" in err and "NVIDIA A100-SXM4-80GB" in err and str(cand) in err and "--force" in err
+    assert "different run conditions: GPU 'NVIDIA H200' vs 'NVIDIA A100-SXM4-80GB'" in err
+    assert str(cand) in err and "--force" in err
     assert run(capsys, BASE, cand, "--force")[0] == 0
 
 
@@ -207,11 +208,12 @@ def _truncated(d):
         {"name": "BM_memcpy/8", "run_type": "iteration", "real_time": 1.0, "time_unit": "ns"}]})),
      [BASE, "{d}/x.json"], "{d}/x.json: no cuda_bench benchmarks"),
     (lambda d: None, [BASE, "{d}/missing.json"], "cannot read"),
-    (lambda d: None, [BASE, str(FIXTURES / "h200_small.json")], "no benchmarks in common"),
+    (lambda d: None, [BASE, str(FIXTURES / "h200_small.json"), "--force"], "no benchmarks in common"),
     (lambda d: None, [BASE, BASE, "--threshold", "-0.1"], "--threshold: expected a fraction >= 0"),
     (lambda d: None, [BASE, BASE, "--threshold", "five"], "--threshold: expected a fraction >= 0"),
     (lambda d: None, [BASE, BASE, "--alpha", "1.5"], "--alpha: expected a probability"),
-    (lambda d: None, [BASE], "the following arguments are required: candidate"),
+    (lambda d: None, [BASE], "expected BASELINE and CANDIDATE (or --calibrate RUN ...), got 1 files"),
+    (lambda d: None, [], "the following arguments are required: RUN"),
 ])
 def test_unusable_input_exits_2_with_one_line(tmp_path, capsys, setup, args, message):
     setup(tmp_path)

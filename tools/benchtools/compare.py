@@ -1,67 +1,62 @@
 """bench-compare: the regression gate between two cuda_bench runs with repetitions.
 
-  python3 -m benchtools.compare BASELINE.json CANDIDATE.json [--threshold 0.06] [--alpha 0.05]
-      [--force] [--markdown PATH] [--verdict PATH] [--medians PATH]
+  python3 -m benchtools.compare BASELINE.json CANDIDATE.json [--noise NOISE.json]
+      [--floor 0.01] [--threshold F] [--alpha 0.05] [--force]
+      [--markdown PATH] [--verdict PATH] [--medians PATH]
+  python3 -m benchtools.compare --calibrate A_A_RUN.json ... --out NOISE.json
 
 Per benchmark in both files: the median of the repetition times on each side and
 a one-sided Mann-Whitney U test over those times. A benchmark regressed when the
-candidate is significantly slower (p < alpha) by more than the threshold;
-improvements never fail. A benchmark that errors in the candidate fails the gate.
+candidate is significantly slower (p < alpha) by more than its allowed change:
+from the noise file (its between-run drift in A/A runs, docs/gate.md), never
+below the floor; without a noise file, or for a benchmark without history, the
+fixed threshold. Improvements never fail; an error in the candidate fails; a
+benchmark throttled on either side is reported as throttled, not regressed.
 Exit 0: nothing regressed; 1: something regressed or broke; 2: unusable input
-(one line on stderr), including benchmarks with too few repetitions to test.
+(one line on stderr): a broken file, different run conditions (--force), or
+benchmarks with too few repetitions to test.
 """
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import statistics
 import sys
-from dataclasses import dataclass
-from pathlib import Path
+import traceback
+from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scipy.stats import mannwhitneyu
 
-from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
+from benchtools import noise
+from benchtools.cli import Parser, check_writable, checked, write_text
+from benchtools.noise import Allowance, BenchClass, NoiseModel, repetition_times
+from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
 
-# Chosen from measured A/A noise on the H200 (README, "Regression gate"): across
-# three runs of one build (baseline and two candidates), the largest |change| of
-# a median was 4.4%, a thrust call that allocates on every call; every kernel
-# stayed within 1.1%. 6% leaves a margin over that and still catches a 10% loss.
+# Without A/A history: the old single threshold, from the A/A noise measured on the
+# H200 before per-benchmark thresholds (largest |change| 4.4%, a thrust call).
 DEFAULT_THRESHOLD = 0.06
 DEFAULT_ALPHA = 0.05
 MIN_REPETITIONS = 3  # per side; with 2 vs 2 the smallest one-sided p is 1/6: no test at all
 
-REGRESSED, IMPROVED, UNCHANGED, ERROR, TOO_FEW = "regressed", "improved", "unchanged", "error", "too few repetitions"
-_ORDER = {ERROR: 0, REGRESSED: 1, IMPROVED: 2, UNCHANGED: 3, TOO_FEW: 4}
+REGRESSED, IMPROVED, UNCHANGED, ERROR, THROTTLED, TOO_FEW = (
+    "regressed", "improved", "unchanged", "error", "throttled", "too few repetitions")
+_ORDER = {ERROR: 0, REGRESSED: 1, THROTTLED: 2, IMPROVED: 3, UNCHANGED: 4, TOO_FEW: 5}
 
 
 @dataclass
 class Row:
     name: str
     verdict: str
+    bench_class: Optional[BenchClass] = None
     base_median: Optional[float] = None   # seconds
     cand_median: Optional[float] = None
     change: Optional[float] = None        # cand/base - 1
     p_value: Optional[float] = None       # one-sided, in the direction of the change
     reps: Tuple[int, int] = (0, 0)
+    allowed: Optional[Allowance] = None
     error: str = ""
-
-
-def repetition_times(run: Results) -> Dict[str, List[float]]:
-    """{name: per-repetition seconds}. Aggregates are not samples; a file with only
-    aggregates yields its median as one sample (then: too few repetitions)."""
-    plain: Dict[str, List[float]] = {}
-    medians: Dict[str, float] = {}
-    for r in run.records:
-        if r.aggregate is None:
-            plain.setdefault(r.name, []).append(r.seconds)
-        elif r.aggregate == "median":
-            medians[r.name] = r.seconds
-    for name, s in medians.items():
-        plain.setdefault(name, [s])
-    return plain
+    throttled: str = ""                   # "baseline", "candidate" or "both"
 
 
 def error_messages(run: Results) -> Dict[str, str]:
@@ -71,31 +66,41 @@ def error_messages(run: Results) -> Dict[str, str]:
     return out
 
 
-def judge(name: str, base: List[float], cand: List[float], threshold: float, alpha: float) -> Row:
+def judge(name: str, base: List[float], cand: List[float], allowed: Allowance, alpha: float) -> Row:
     bm, cm = statistics.median(base), statistics.median(cand)
-    if bm <= 0:
-        raise ResultsError(f"baseline time of {name} is {bm} s: not a measurement")
-    row = Row(name, UNCHANGED, bm, cm, cm / bm - 1, reps=(len(base), len(cand)))
+    row = Row(name, UNCHANGED, None, bm, cm, cm / bm - 1, reps=(len(base), len(cand)), allowed=allowed)
     if min(len(base), len(cand)) < MIN_REPETITIONS:
         row.verdict = TOO_FEW
         return row
     # Test the direction the medians moved; "greater" = candidate times larger.
     p = mannwhitneyu(cand, base, alternative="greater" if row.change >= 0 else "less").pvalue
     row.p_value = 1.0 if math.isnan(p) else float(p)  # nan only for degenerate input
-    if row.p_value < alpha and abs(row.change) > threshold:
+    # Symmetric in log space: x% slower counts like the speed-up that undoes it.
+    limit = math.log1p(allowed.threshold)
+    if row.p_value < alpha and abs(math.log(cm / bm)) > limit:
         row.verdict = REGRESSED if row.change > 0 else IMPROVED
     return row
+
+
+@dataclass
+class Settings:
+    alpha: float = DEFAULT_ALPHA
+    floor: float = noise.FLOOR
+    fixed: float = DEFAULT_THRESHOLD    # for benchmarks without history (or all, when forced)
+    force_fixed: bool = False           # --threshold given: one threshold for every benchmark
+    noise: Optional[NoiseModel] = None
+    roles: Optional[Tuple[str, ...]] = None   # gate only these declared roles (None: all)
 
 
 @dataclass
 class Comparison:
     baseline: Results
     candidate: Results
-    threshold: float
-    alpha: float
+    settings: Settings
     rows: List[Row]
     new: List[str]
     missing: List[str]
+    not_gated: List[str] = field(default_factory=list)   # role not in --roles
 
     @property
     def failed(self) -> bool:
@@ -109,31 +114,67 @@ class Comparison:
         counts = ", ".join(f"{self.count(v)} {v}" for v in _ORDER if self.count(v))
         return f"{'FAIL' if self.failed else 'pass'} ({counts})"
 
+    def detectable_by_class(self):
+        return noise.summarize((r.bench_class, r.allowed) for r in self.rows
+                               if r.allowed is not None and r.verdict != TOO_FEW)
+
 
 def _rank(r: Row) -> tuple:
-    # Worst first: errors, the largest regressions, the largest improvements, the rest by name.
-    signed = -r.change if r.verdict == REGRESSED else r.change if r.verdict == IMPROVED else 0.0
+    # Worst first: errors, the largest regressions, throttled, the largest improvements, the rest by name.
+    signed = -r.change if r.verdict in (REGRESSED, THROTTLED) and r.change is not None else \
+        r.change if r.verdict == IMPROVED else 0.0
     return (_ORDER[r.verdict], signed, r.name)
 
 
-def compare(baseline: Results, candidate: Results, threshold: float, alpha: float) -> Comparison:
+def _class_of(name: str, *sources: Dict[str, BenchClass]) -> BenchClass:
+    for s in sources:
+        if name in s:
+            return s[name]
+    return BenchClass("unknown", None, parse_name(name)["n"])
+
+
+def _throttled_side(name: str, baseline: Results, candidate: Results) -> str:
+    b, c = name in baseline.throttled, name in candidate.throttled
+    return "both" if b and c else "baseline" if b else "candidate" if c else ""
+
+
+def compare(baseline: Results, candidate: Results, settings: Settings | None = None) -> Comparison:
+    settings = settings or Settings()
     base, cand = repetition_times(baseline), repetition_times(candidate)
     base_err, cand_err = error_messages(baseline), error_messages(candidate)
+    history = settings.noise
+    history_classes = {n: b.bench_class for n, b in history.benchmarks.items()} if history else {}
+    run_classes = (noise.classes(candidate), noise.classes(baseline), history_classes)
+    priors = history.class_priors() if history else {}
     base_names = {**base, **base_err}   # dicts: ordered, no duplicates
     rows: List[Row] = []
     new: List[str] = []
+    not_gated: List[str] = []
     for n in {**cand, **cand_err}:
+        cls = _class_of(n, *run_classes)
+        if settings.roles is not None and cls.role != "unknown" and cls.role not in settings.roles:
+            not_gated.append(f"{n} ({cls.role})")
+            continue
         if n in cand_err and n in base_names:
             # A kernel that broke is worse than a slow one: this fails the gate.
-            rows.append(Row(n, ERROR, statistics.median(base[n]) if n in base else None, error=cand_err[n]))
+            rows.append(Row(n, ERROR, cls, statistics.median(base[n]) if n in base else None, error=cand_err[n]))
         elif n in cand and n in base:
-            rows.append(judge(n, base[n], cand[n], threshold, alpha))
+            sigma, source = (None, "fixed")
+            if history is not None and not settings.force_fixed:
+                sigma, source = history.sigma(n, cls, priors)
+            allowed = noise.allowance(sigma, source, base[n], cand[n], settings.floor, settings.fixed)
+            row = judge(n, base[n], cand[n], allowed, settings.alpha)
+            row.bench_class = cls
+            row.throttled = _throttled_side(n, baseline, candidate)
+            if row.throttled and row.verdict != TOO_FEW:
+                row.verdict = THROTTLED   # its time says nothing about the code: clocks were down
+            rows.append(row)
         elif n in cand_err:
             new.append(f"{n} (error: {cand_err[n]})")
         else:
             new.append(n if n not in base_err else f"{n} (no baseline time: it errored in the baseline)")
     missing = [n for n in base_names if n not in cand and n not in cand_err]
-    return Comparison(baseline, candidate, threshold, alpha, sorted(rows, key=_rank), new, missing)
+    return Comparison(baseline, candidate, settings, sorted(rows, key=_rank), new, missing, not_gated)
 
 
 def _time(seconds: Optional[float]) -> str:
@@ -148,6 +189,8 @@ def _verdict_cell(r: Row) -> str:
         return f"**error**: {r.error.replace('|', '/')}" if r.error else "**error**"  # a | would split the cell
     if r.verdict == REGRESSED:
         return "**regressed**"
+    if r.verdict == THROTTLED:
+        return f"throttled ({r.throttled}): not judged"
     if r.verdict == TOO_FEW:
         return f"too few repetitions ({r.reps[0]} vs {r.reps[1]}; need {MIN_REPETITIONS} each): not tested"
     return r.verdict
@@ -157,25 +200,49 @@ def _who(run: Results) -> str:
     return f"{run.gpu}, commit `{run.context.get('git_commit', 'unknown')}` (`{run.path}`)"
 
 
+def _rule(c: Comparison) -> str:
+    s = c.settings
+    if s.force_fixed:
+        allowed = f"by more than {s.fixed:.1%} (--threshold, every benchmark)"
+    elif s.noise is None:
+        allowed = (f"by more than {s.fixed:.1%} (fixed: no noise file; `--noise` gives each benchmark "
+                   f"its own allowed change)")
+    else:
+        allowed = (f"by more than its allowed change: {noise.MULTIPLIER:g} × the sd of the change expected "
+                   f"from A/A history (`{s.noise.path}`, {len(s.noise.runs)} runs) and both runs' "
+                   f"repetitions, at least {s.floor:.1%}; {s.fixed:.1%} where there is no history")
+    return (f"Regressed = candidate slower {allowed}, with one-sided Mann-Whitney U p < {s.alpha:g} over the "
+            f"repetitions; errors in the candidate fail the check; improvements never do; a benchmark "
+            f"throttled in either run is reported, not judged.")
+
+
 def markdown(c: Comparison) -> str:
     lines = [
         f"### GPU regression check: {c.summary}",
         "",
         f"Baseline: {_who(c.baseline)}  ",
         f"Candidate: {_who(c.candidate)}  ",
-        f"Regressed = candidate slower by more than {c.threshold:.1%} with one-sided Mann-Whitney U "
-        f"p < {c.alpha:g} over the repetitions; errors in the candidate fail the check; improvements never do.",
+        _rule(c),
         "",
-        "| benchmark | baseline median | candidate median | change | p-value | verdict |",
-        "|---|---:|---:|---:|---:|---|",
+        "| benchmark | baseline median | candidate median | change | allowed | p-value | verdict |",
+        "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in c.rows:
         change = "–" if r.change is None else f"{r.change:+.2%}"
+        allowed = "–" if r.allowed is None else f"{r.allowed.threshold:.2%}"
         p = "–" if r.p_value is None else f"{r.p_value:.3g}"
-        lines.append(f"| `{r.name}` | {_time(r.base_median)} | {_time(r.cand_median)} | {change} | {p} | "
+        lines.append(f"| `{r.name}` | {_time(r.base_median)} | {_time(r.cand_median)} | {change} | {allowed} | {p} | "
                      f"{_verdict_cell(r)} |")
+    classes = c.detectable_by_class()
+    if classes:
+        lines += ["", "Minimum detectable slowdown per class (caught with 95% probability; fixed: the "
+                      "threshold itself):", "",
+                  "| class | benchmarks | median | worst | allowed change from |", "|---|---:|---:|---:|---|"]
+        lines += [f"| {label} | {k} | {med:.1%} | {worst:.1%} | {src} |" for label, k, med, worst, src in classes]
     for title, names in ((f"New in the candidate (not compared): {len(c.new)}", c.new),
-                         (f"Missing from the candidate (in the baseline only): {len(c.missing)}", c.missing)):
+                         (f"Missing from the candidate (in the baseline only): {len(c.missing)}", c.missing),
+                         (f"Not gated (role not in --roles {','.join(c.settings.roles or ())}): {len(c.not_gated)}",
+                          c.not_gated)):
         if names:
             lines += ["", title, ""] + [f"- `{n}`" for n in names]
     return "\n".join(lines) + "\n"
@@ -186,15 +253,27 @@ def verdict_json(c: Comparison) -> dict:
         return {"path": run.path, "gpu": run.gpu, "commit": run.context.get("git_commit")}
 
     def row(r: Row) -> dict:
-        d = {"name": r.name, "baseline_median_s": r.base_median, "candidate_median_s": r.cand_median,
+        d = {"name": r.name, "class": r.bench_class.label if r.bench_class else None,
+             "baseline_median_s": r.base_median, "candidate_median_s": r.cand_median,
              "change": r.change, "p_value": r.p_value, "verdict": r.verdict}
+        if r.allowed is not None:
+            d.update(allowed_change=r.allowed.threshold, min_detectable=r.allowed.detectable,
+                     allowed_from=r.allowed.source)
         if r.error:
             d["error"] = r.error
+        if r.throttled:
+            d["throttled"] = r.throttled
         return d
 
-    return {"status": "regression" if c.failed else "pass", "threshold": c.threshold, "alpha": c.alpha,
+    s = c.settings
+    return {"status": "regression" if c.failed else "pass", "alpha": s.alpha, "floor": s.floor,
+            "fixed_threshold": s.fixed, "noise": s.noise.path if s.noise else None,
             "baseline": who(c.baseline), "candidate": who(c.candidate),
-            "benchmarks": [row(r) for r in c.rows], "new": c.new, "missing": c.missing}
+            "min_detectable_by_class": [{"class": label, "benchmarks": k, "median": med, "worst": worst,
+                                         "allowed_from": src}
+                                        for label, k, med, worst, src in c.detectable_by_class()],
+            "roles": list(s.roles) if s.roles is not None else None,
+            "benchmarks": [row(r) for r in c.rows], "new": c.new, "missing": c.missing, "not_gated": c.not_gated}
 
 
 def medians_json(candidate: Results) -> dict:
@@ -209,29 +288,16 @@ def medians_json(candidate: Results) -> dict:
     return {"context": candidate.context, "benchmarks": entries}
 
 
-class _UsageError(Exception):
-    pass
+def _roles(text: Optional[str]) -> Optional[Tuple[str, ...]]:
+    if text is None:
+        return None
+    roles = tuple(r.strip() for r in text.split(",") if r.strip())
+    if not roles or any(r not in ROLES for r in roles):
+        raise ResultsError(f"--roles: expected a comma list of {', '.join(ROLES)}, got '{text}'")
+    return roles
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message):  # one line and exit 2, like every other bad input
-        raise _UsageError(message)
-
-
-def _checked(ok, what: str):
-    """An argparse type: a float for which ok() holds (nan never does)."""
-    def parse(text: str) -> float:
-        try:
-            v = float(text)
-        except ValueError:
-            v = math.nan
-        if not ok(v):
-            raise argparse.ArgumentTypeError(f"expected {what}, got '{text}'")
-        return v
-    return parse
-
-
-def _load(path: str) -> Results:
+def load_complete(path: str) -> Results:
     run = load_results(path)
     if run.truncated:  # plotting tolerates a cut file; a gate must not pass on half a run
         raise ResultsError(f"{path}: truncated (interrupted run?); a partial run cannot be compared")
@@ -240,41 +306,53 @@ def _load(path: str) -> Results:
     return run
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="bench-compare", description=__doc__.split("\n\n")[0])
-    parser.add_argument("baseline", help="cuda_bench result JSON with --benchmark_repetitions")
-    parser.add_argument("candidate", help="cuda_bench result JSON with --benchmark_repetitions")
-    parser.add_argument("--threshold", default=DEFAULT_THRESHOLD,
-                        type=_checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
-                        help=f"relative slowdown that counts, as a fraction (default {DEFAULT_THRESHOLD})")
-    parser.add_argument("--alpha", default=DEFAULT_ALPHA,
-                        type=_checked(lambda v: 0 < v < 1, "a probability between 0 and 1"),
-                        help=f"significance level of the one-sided test (default {DEFAULT_ALPHA})")
-    parser.add_argument("--force", action="store_true", help="compare runs from different GPU models")
-    parser.add_argument("--markdown", metavar="PATH", help="write the table here (default: stdout)")
-    parser.add_argument("--verdict", metavar="PATH", help="write the JSON verdict here")
-    parser.add_argument("--medians", metavar="PATH",
-                        help="write the candidate's medians as Google Benchmark JSON (github-action-benchmark)")
-    try:
-        args = parser.parse_args(argv)
-        baseline, candidate = _load(args.baseline), _load(args.candidate)
-        if baseline.gpu != candidate.gpu and not args.force:
-            raise ResultsError(f"different GPUs: baseline {baseline.path} is '{baseline.gpu}', candidate "
-                               f"{candidate.path} is '{candidate.gpu}' (--force compares them anyway)")
-        c = compare(baseline, candidate, args.threshold, args.alpha)
-        if not c.rows:
-            raise ResultsError(f"no benchmarks in common between {baseline.path} and {candidate.path}")
-    except (_UsageError, ResultsError) as e:
-        print(f"bench-compare: {e}", file=sys.stderr)
-        return 2
+def check_conditions(baseline: Results, candidate: Results, history: Optional[NoiseModel]) -> List[str]:
+    """What differs between the runs' conditions, and between them and the noise file's."""
+    base = noise.conditions(baseline.context)
+    reasons = [f"{d} (baseline {baseline.path} vs candidate {candidate.path})"
+               for d in noise.condition_differences(base, noise.conditions(candidate.context))]
+    if history is not None:
+        reasons += [f"{d} (baseline vs noise file {history.path})"
+                    for d in noise.condition_differences(base, history.conditions)]
+    return reasons
+
+
+def _calibrate(args) -> int:
+    runs = [load_complete(p) for p in args.runs]
+    model = noise.calibrate(runs)
+    text = json.dumps(model.to_json(), indent=1) + "\n"
+    if args.out:
+        write_text("--out", args.out, text)
+        with_history = sum(b.df > 0 for b in model.benchmarks.values())
+        print(f"bench-compare: noise model of {len(runs)} A/A runs ({with_history} benchmarks with history) "
+              f"in {args.out}")
+    else:
+        print(text, end="")
+    return 0
+
+
+def _gate(args) -> int:
+    if len(args.runs) != 2:
+        raise ResultsError(f"expected BASELINE and CANDIDATE (or --calibrate RUN ...), got {len(args.runs)} files")
+    settings = Settings(alpha=args.alpha, floor=args.floor,
+                        fixed=DEFAULT_THRESHOLD if args.threshold is None else args.threshold,
+                        force_fixed=args.threshold is not None,
+                        noise=noise.load_noise(args.noise) if args.noise else None,
+                        roles=_roles(args.roles))
+    baseline, candidate = load_complete(args.runs[0]), load_complete(args.runs[1])
+    reasons = check_conditions(baseline, candidate, settings.noise)
+    if reasons and not args.force:
+        raise ResultsError(f"different run conditions: {'; '.join(reasons)} (--force compares them anyway)")
+    c = compare(baseline, candidate, settings)
+    if not c.rows:
+        raise ResultsError(f"no benchmarks in common between {baseline.path} and {candidate.path}")
 
     table = markdown(c)
-    outputs = [(args.markdown, table), (args.verdict, json.dumps(verdict_json(c), indent=2) + "\n"),
-               (args.medians, json.dumps(medians_json(candidate), indent=2) + "\n")]
-    for path, text in outputs:
+    for option, path, text in (("--markdown", args.markdown, table),
+                               ("--verdict", args.verdict, json.dumps(verdict_json(c), indent=2) + "\n"),
+                               ("--medians", args.medians, json.dumps(medians_json(candidate), indent=2) + "\n")):
         if path:
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-            Path(path).write_text(text)
+            write_text(option, path, text)
     if args.markdown:
         print(f"bench-compare: {c.summary}; table in {args.markdown}")
     else:
@@ -287,6 +365,52 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"side and were not tested (run cuda_bench with --benchmark_repetitions=10)", file=sys.stderr)
         return 2
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog="bench-compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("runs", nargs="+", metavar="RUN",
+                        help="BASELINE.json CANDIDATE.json (cuda_bench with --benchmark_repetitions), "
+                             "or with --calibrate: the A/A runs")
+    parser.add_argument("--calibrate", action="store_true",
+                        help="write the noise model of the given A/A runs (to --out, default stdout)")
+    parser.add_argument("--out", metavar="PATH", help="with --calibrate: the noise file to write")
+    parser.add_argument("--noise", metavar="PATH", help="noise file from --calibrate: per-benchmark allowed change")
+    parser.add_argument("--floor", default=noise.FLOOR,
+                        type=checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.01"),
+                        help=f"smallest allowed change with a noise file (default {noise.FLOOR})")
+    parser.add_argument("--threshold", default=None,
+                        type=checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
+                        help=f"one allowed change for every benchmark, overriding the noise file "
+                             f"(default: {DEFAULT_THRESHOLD} where there is no history)")
+    parser.add_argument("--roles", metavar="LIST",
+                        help="gate only benchmarks of these declared roles (comma list of kernel, library, cpu; "
+                             "default: all); the rest are listed as not gated")
+    parser.add_argument("--alpha", default=DEFAULT_ALPHA,
+                        type=checked(lambda v: 0 < v < 1, "a probability between 0 and 1"),
+                        help=f"significance level of the one-sided test (default {DEFAULT_ALPHA})")
+    parser.add_argument("--force", action="store_true",
+                        help="compare runs whose conditions differ (GPU, cache mode, suite, planted build, "
+                             "driver major version, timing mode); broken numbers are refused regardless")
+    parser.add_argument("--markdown", metavar="PATH", help="write the table here (default: stdout)")
+    parser.add_argument("--verdict", metavar="PATH", help="write the JSON verdict here")
+    parser.add_argument("--medians", metavar="PATH",
+                        help="write the candidate's medians as Google Benchmark JSON (github-action-benchmark)")
+    try:
+        args = parser.parse_args(argv)
+        # Output paths first: a typo must not cost a comparison, nor leave half the outputs.
+        for option in ("--out", "--markdown", "--verdict", "--medians"):
+            check_writable(option, getattr(args, option[2:]))
+        if args.out and not args.calibrate:
+            raise ResultsError("--out is the noise file of --calibrate (the table goes to --markdown)")
+        return _calibrate(args) if args.calibrate else _gate(args)
+    except ResultsError as e:
+        print(f"bench-compare: {e}", file=sys.stderr)
+        return 2
+    except Exception:  # a bug, not a verdict: exit 1 would read as "regressed"
+        traceback.print_exc()
+        print("bench-compare: internal error (above); no verdict", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, best_per_n, load_results,
-                                representative)
+from benchtools.cli import check_writable
+from benchtools.results import CEILING_FAMILY, Record, Results, ResultsError, best_per_n, load_runs, representative
 
 CHARTS = ("bandwidth", "speedup", "roofline", "heatmap")
 # Default speedup baselines, in order of preference, per family/type.
@@ -466,8 +466,8 @@ def plot_heatmaps(runs: List[Results], records: List[Record], out_dir: Path, for
     return written
 
 
-def load_all(paths: Sequence[str]) -> Tuple[List[Results], List[Record]]:
-    runs = [load_results(p) for p in paths]
+def load_all(paths: Sequence[str], prog: str = "bench-plot") -> Tuple[List[Results], List[Record]]:
+    runs = load_runs(paths, prog)   # warns on truncated files
     records = [r for run in runs for r in run.records]
     return runs, records
 
@@ -514,12 +514,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = _parse_n(args.n) if args.n is not None else None
         _regex("--filter", args.filter)
         _regex("--heatmap", args.heatmap)
+        check_writable("--out", args.out, directory=True)
         runs, all_records = load_all(args.results)
         records = select(all_records, args.filter)
-        for run in runs:
-            if run.truncated:
-                print(f"bench-plot: warning: {run.path} is truncated (interrupted run?); "
-                      f"plotting its {len(run.records)} complete entries", file=sys.stderr)
         if not records:
             raise ResultsError("no successful cuda_bench benchmarks in the input"
                                + (f" match --filter '{args.filter}'" if args.filter else ""))

@@ -10,7 +10,10 @@ Contract (written by bench/main.cpp and src/harness/):
   benchmarks[]: run_name "family/type/variant/N:<n>[/block:<b>][/batch:<k>]/manual_time",
            real_time + time_unit, bytes_per_second, items_per_second,
            ops_per_second, bw_util; error_occurred/error_message on failure;
-           run_type "aggregate" + aggregate_name with --benchmark_repetitions.
+           run_type "aggregate" + aggregate_name with --benchmark_repetitions;
+           role, host_work, reference, throttled (declared per benchmark, may be absent).
+  A time must come with its unit and be a finite number > 0, a rate or peak finite
+  and >= 0 (peaks > 0): anything else is a broken file (ResultsError), not data.
   The "ceiling" family holds the run's measured hardware ceilings (no block/batch):
            ceiling/f32/{read,write,copy}_vec16, ceiling/f32/copy_memcpy (bytes/s),
            ceiling/f32/fma, ceiling/f16/hfma2 (FLOP/s), ceiling/i32/add (op/s).
@@ -18,18 +21,20 @@ Contract (written by bench/main.cpp and src/harness/):
 from __future__ import annotations
 
 import json
+import math
 import re
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _TOKEN = re.compile(r"^[a-z0-9_]+$")
 # Suffixes Google Benchmark appends to a run name; they are not our axes.
 _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
                         r"repeats:.*|iterations:.*|threads:.*)$")
-LIBRARY_PREFIXES = ("cub_", "thrust_")
 CEILING_FAMILY = "ceiling"
+ROLES = ("kernel", "library", "cpu")  # declared per benchmark; "unknown" when a file predates them
 
 
 class ResultsError(Exception):
@@ -51,10 +56,14 @@ class Record:
     bw_util: float
     aggregate: Optional[str]  # None for a plain run, else "median", "mean", ...
     repetition: int = 0
+    # From the benchmark's own JSON fields (the declaration's), never from its name:
+    role: str = "unknown"             # "kernel" | "library" | "cpu" | "unknown" (file predates roles)
+    host_work: Optional[bool] = None  # works on the host inside the timed region
+    reference: Optional[str] = None   # "family/type/variant" of the family's reference
 
     @property
     def is_library(self) -> bool:
-        return self.variant.startswith(LIBRARY_PREFIXES)
+        return self.role == "library"
 
     @property
     def series(self) -> Tuple[str, str, str]:
@@ -81,6 +90,7 @@ class Results:
     records: List[Record] = field(default_factory=list)
     errors: List[Tuple[str, str]] = field(default_factory=list)   # (run name, message)
     truncated: bool = False
+    throttled: Set[str] = field(default_factory=set)   # canonical names whose JSON says "throttled": true
 
     @property
     def gpu(self) -> str:
@@ -106,6 +116,19 @@ class Results:
         except (KeyError, TypeError, ValueError):
             return None
         return value if value > 0 else None
+
+
+def declared_fields(b: dict) -> dict:
+    """The Record fields a benchmark object declares about itself ("role",
+    "host_work", "reference"); absent or malformed ones keep their defaults."""
+    out: dict = {}
+    if b.get("role") in ROLES:
+        out["role"] = b["role"]
+    if isinstance(b.get("host_work"), bool):
+        out["host_work"] = b["host_work"]
+    if isinstance(b.get("reference"), str) and b["reference"].count("/") == 2:
+        out["reference"] = b["reference"]
+    return out
 
 
 def parse_name(name: str) -> Optional[dict]:
@@ -134,7 +157,7 @@ def canonical_name(family: str, type: str, variant: str, n: int,
                     + ([f"batch:{batch}"] if batch is not None else []))
 
 
-def _salvage(text: str) -> Tuple[dict, List[dict]]:
+def _salvage(text: str) -> Tuple[dict, list]:
     """Context and complete benchmark entries from a file cut off mid-write."""
     decoder = json.JSONDecoder()
     context: dict = {}
@@ -144,7 +167,7 @@ def _salvage(text: str) -> Tuple[dict, List[dict]]:
             context, _ = decoder.raw_decode(text, m.end())
         except json.JSONDecodeError:
             context = {}
-    entries: List[dict] = []
+    entries: list = []
     m = re.search(r'"benchmarks"\s*:\s*\[', text)
     if m:
         pos = m.end()
@@ -155,20 +178,59 @@ def _salvage(text: str) -> Tuple[dict, List[dict]]:
                 obj, pos = decoder.raw_decode(text, pos)
             except json.JSONDecodeError:
                 break
-            if isinstance(obj, dict):
-                entries.append(obj)
+            entries.append(obj)  # validated with the rest: a non-object entry is an error either way
     return context, entries
 
 
-def load_results(path: str | Path) -> Results:
-    """Reads one result file. Raises ResultsError (naming the file) when it is not
-    JSON, not Google Benchmark JSON, or not from cuda_bench. A file truncated by an
-    interrupted run yields its complete entries, with .truncated set."""
-    path = str(path)
+def _number(value, what: str, positive: bool) -> float:
+    """A finite number (> 0 when positive, else >= 0); ValueError naming `what` otherwise.
+    NaN, Infinity, a zero time or a negative rate is a broken measurement, never a data point."""
+    if isinstance(value, bool):
+        raise ValueError(f"{what} is {value!r}, not a number")
     try:
-        text = Path(path).read_text()
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what} is {value!r}, not a number") from None
+    if not math.isfinite(v) or v < 0 or (positive and v == 0):
+        raise ValueError(f"{what} is {value!r}: not a measurement")
+    return v
+
+
+# Counters a record carries besides its time; absent means "not declared" (0).
+_RATES = ("bytes_per_second", "items_per_second", "ops_per_second", "bw_util")
+# Context keys holding theoretical peaks (numbers written as strings); the *_formula keys are text.
+_PEAK_KEY = re.compile(r"^gpu_peak_(?!.*_formula$)")
+
+
+def _check_context(path: str, context: dict) -> None:
+    for key, value in context.items():
+        if _PEAK_KEY.match(key):
+            try:
+                _number(value, f"context {key}", positive=True)
+            except ValueError as e:
+                raise ResultsError(f"{path}: {e}") from None
+
+
+def _read_text(path: str) -> str:
+    try:
+        data = Path(path).read_bytes()
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ResultsError(f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}): "
+                           f"not a results file") from None
+
+
+def load_results(path: str | Path) -> Results:
+    """Reads one result file. Raises ResultsError (one line naming the file and what
+    is wrong) when it is not UTF-8 JSON, not Google Benchmark JSON, not from
+    cuda_bench, or holds a broken measurement: a time or peak that is NaN, infinite,
+    zero or negative, or a time without its unit. A file truncated by an interrupted
+    run yields its complete entries, with .truncated set."""
+    path = str(path)
+    text = _read_text(path)
     truncated = False
     try:
         doc = json.loads(text)
@@ -182,11 +244,14 @@ def load_results(path: str | Path) -> Results:
     context = doc["context"]
     if not isinstance(context, dict) or "gpu_name" not in context:
         raise ResultsError(f"{path}: not a cuda_bench results file (its context names no gpu_name)")
+    if not isinstance(doc["benchmarks"], list):
+        raise ResultsError(f"{path}: 'benchmarks' is {type(doc['benchmarks']).__name__}, not a list")
+    _check_context(path, context)
 
     results = Results(path=path, context=context, truncated=truncated)
-    for b in doc["benchmarks"]:
+    for index, b in enumerate(doc["benchmarks"]):
         if not isinstance(b, dict):
-            continue
+            raise ResultsError(f"{path}: benchmarks[{index}] is {type(b).__name__}, not an object")
         name = str(b.get("run_name") or b.get("name") or "")
         parsed = parse_name(name)
         if parsed is None:
@@ -198,20 +263,37 @@ def load_results(path: str | Path) -> Results:
         if aggregate in ("stddev", "cv"):
             continue  # not a time
         try:
-            unit = _UNIT_SECONDS[b.get("time_unit", "ns")]
+            if "time_unit" not in b:
+                raise ValueError("time_unit is missing (the unit of real_time)")
+            if b["time_unit"] not in _UNIT_SECONDS:
+                raise ValueError(f"time_unit is {b['time_unit']!r}, not one of {', '.join(_UNIT_SECONDS)}")
+            if "real_time" not in b:
+                raise ValueError("real_time is missing")
+            seconds = _number(b["real_time"], "real_time", positive=True) * _UNIT_SECONDS[b["time_unit"]]
+            rates = {k: _number(b.get(k, 0.0), k, positive=False) for k in _RATES}
             results.records.append(Record(
-                seconds=float(b["real_time"]) * unit,
-                bytes_per_second=float(b.get("bytes_per_second", 0.0)),
-                items_per_second=float(b.get("items_per_second", 0.0)),
-                ops_per_second=float(b.get("ops_per_second", 0.0)),
-                bw_util=float(b.get("bw_util", 0.0)),
+                seconds=seconds,
+                **rates,
                 aggregate=aggregate,
                 repetition=int(b.get("repetition_index", 0)),
-                **parsed,
+                **parsed, **declared_fields(b),
             ))
-        except (KeyError, TypeError, ValueError) as e:
-            raise ResultsError(f"{path}: benchmark '{name}' lacks a usable {e}") from None
+        except (TypeError, ValueError) as e:
+            raise ResultsError(f"{path}: benchmark '{name}': {e}") from None
+        if b.get("throttled") is True:
+            results.throttled.add(canonical_name(**parsed))
     return results
+
+
+def load_runs(paths: Sequence[str | Path], prog: str) -> List[Results]:
+    """load_results for each path; a truncated file is used with a warning on stderr
+    (prefixed by the tool's name), the same in every tool that accepts one."""
+    runs = [load_results(p) for p in paths]
+    for run in runs:
+        if run.truncated:
+            print(f"{prog}: warning: {run.path} is truncated (interrupted run?); "
+                  f"using its {len(run.records)} complete entries", file=sys.stderr)
+    return runs
 
 
 def representative(records: Iterable[Record]) -> List[Record]:
@@ -252,3 +334,24 @@ def best_per_n(records: Iterable[Record]) -> Dict[Tuple[str, str, str], List[Rec
     for rs in series.values():
         rs.sort(key=lambda r: r.n)
     return series
+
+
+def benchmark_fields(path: str | Path, keys: Iterable[str]) -> Dict[str, Dict[str, object]]:
+    """Per-benchmark fields beyond the counters Record holds (the annotations of
+    the JSON contract, e.g. "role", or the declared "bytes_read"/"bytes_written"),
+    keyed by canonical name: {name: {key: value}} for the keys asked for, from
+    the first entry of each benchmark that carries any. For a file that
+    load_results accepted (a truncated one included)."""
+    wanted = list(keys)
+    text = Path(path).read_text()
+    try:
+        entries = json.loads(text).get("benchmarks", [])
+    except json.JSONDecodeError:
+        entries = _salvage(text)[1]
+    out: Dict[str, Dict[str, object]] = {}
+    for b in entries:
+        parsed = parse_name(str(b.get("run_name") or b.get("name") or "")) if isinstance(b, dict) else None
+        fields = {k: b[k] for k in wanted if parsed and k in b}
+        if fields:
+            out.setdefault(canonical_name(**parsed), fields)
+    return out

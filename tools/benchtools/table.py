@@ -61,7 +61,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         _regex("--filter", args.filter)
-        runs, records = load_all(args.results)
+        runs, records = load_all(args.results, "bench-table")
         records = select(records, args.filter)
         n = _parse_n(args.n) if args.n else None
         sizes = [_parse_n(s) for s in args.times.split(",")] if args.times else None

@@ -1,0 +1,42 @@
+#include "harness/device_memory.hpp"
+
+#include <cuda_runtime_api.h>
+
+#include <cstdio>
+
+namespace bench {
+
+std::string format_bytes(double bytes) {
+  static const char* const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (bytes >= 1024 && u < 4) {
+    bytes /= 1024;
+    ++u;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, u == 0 ? "%.0f %s" : "%.1f %s", bytes, units[u]);
+  return text;
+}
+
+OutOfMemory::OutOfMemory(std::size_t needed_bytes, std::size_t free_bytes, std::size_t total_bytes)
+    : CudaError("out of device memory: needs " + format_bytes(static_cast<double>(needed_bytes)) + ", " +
+                format_bytes(static_cast<double>(free_bytes)) + " free of " +
+                format_bytes(static_cast<double>(total_bytes)) + " (cudaMalloc: cudaErrorMemoryAllocation)"),
+      needed(needed_bytes),
+      free(free_bytes),
+      total(total_bytes) {}
+
+void* device_allocate(std::size_t bytes) {
+  void* p = nullptr;
+  const cudaError_t status = cudaMalloc(&p, bytes);
+  if (status == cudaErrorMemoryAllocation) {
+    cudaGetLastError();  // not sticky: clear it, or the next benchmark inherits it
+    std::size_t free = 0, total = 0;
+    if (cudaMemGetInfo(&free, &total) != cudaSuccess) cudaGetLastError();
+    throw OutOfMemory(bytes, free, total);
+  }
+  cuda_check(status, "cudaMalloc", __FILE__, __LINE__);
+  return p;
+}
+
+}  // namespace bench

@@ -1,0 +1,51 @@
+// The profile-one mode's host side: NVTX range names the audit maps back to
+// benchmarks, and the declared bytes it compares against.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+
+#include "harness/annotations.hpp"
+#include "harness/profile.hpp"
+
+namespace bench {
+namespace {
+
+TEST(Profile, NvtxRangeNameAvoidsNcuSeparators) {
+  EXPECT_EQ(nvtx_range_name("reduce_sum/i32/two_pass_tree/N:67108864/block:512"),
+            "reduce_sum.i32.two_pass_tree.N=67108864.block=512");
+  EXPECT_EQ(nvtx_range_name("vector_add/f16/x8_pack/N:1024/block:256/batch:8"),
+            "vector_add.f16.x8_pack.N=1024.block=256.batch=8");
+}
+
+TEST(Profile, DeclaredBytesAnnotatedPerBenchmark) {
+  Declaration d;
+  d.family = "profile_test";
+  d.type = "f32";
+  d.variant = "copy";
+  d.description = "test";
+  d.block = Axis{{256}, {128, 256}};
+  d.work = [](std::size_t n) { return Work{8.0 * n, 4.0 * n + 4, 0}; };
+  RegistrationOptions options;
+  options.sizes = {1024, std::size_t{1} << 33};
+  options.suite = Suite::full;
+  annotate_declared_bytes({d}, options);
+  const auto small = annotations_for("profile_test/f32/copy/N:1024/block:128");
+  EXPECT_EQ(small.at("bytes_read").get<long long>(), 8192);
+  EXPECT_EQ(small.at("bytes_written").get<long long>(), 4100);
+  // Past 2^32 elements the count is still exact (an integer, not a rounded float).
+  const auto big = annotations_for("profile_test/f32/copy/N:8589934592/block:256");
+  EXPECT_EQ(big.at("bytes_read").dump(), "68719476736");
+  EXPECT_TRUE(annotations_for("profile_test/f32/copy/N:2048/block:128").empty());
+}
+
+TEST(Profile, OffUnlessAskedFor) {
+  if (std::getenv("CUDABENCH_PROFILE") != nullptr) GTEST_SKIP() << "CUDABENCH_PROFILE is set here";
+  EXPECT_FALSE(profile_one_enabled());
+  set_profile_one(true);
+  EXPECT_TRUE(profile_one_enabled());
+  set_profile_one(false);
+  EXPECT_FALSE(profile_one_enabled());
+}
+
+}  // namespace
+}  // namespace bench

@@ -1,0 +1,180 @@
+"""Every bad input to bench-compare, bench-table and bench-plot: one line on stderr
+naming it, exit 2 (never 1, which bench-compare means as "regressed"), no traceback,
+nothing written."""
+import json
+import math
+
+import pytest
+from conftest import FIXTURES
+
+from benchtools import compare, plot, table
+
+BASE = str(FIXTURES / "compare_base.json")
+SAME = FIXTURES / "compare_same.json"
+
+
+def call(main, argv):
+    try:
+        return main([str(a) for a in argv])
+    except SystemExit as e:   # argparse's own exits count too
+        return e.code
+
+
+# Each CLI's argv around one input file, and the output it must not create.
+CLIS = {
+    "bench-compare": (compare.main, lambda f, d: [BASE, f, "--markdown", d / "out" / "s.md"]),
+    "bench-table": (table.main, lambda f, d: [f]),
+    "bench-plot": (plot.main, lambda f, d: [f, "--out", d / "out"]),
+}
+
+
+def expect_exit_2(capsys, tmp_path, tool, argv, message):
+    main = CLIS[tool][0]
+    assert call(main, argv) == 2
+    out = capsys.readouterr()
+    err = out.err.strip()
+    assert len(err.splitlines()) == 1, err
+    assert err.startswith(f"{tool}: ") and message in err and "Traceback" not in err
+    assert not (tmp_path / "out").exists()
+    return err
+
+
+def doc():
+    return json.loads(SAME.read_text())
+
+
+def first_iteration(d):
+    return next(b for b in d["benchmarks"] if b["run_type"] == "iteration")
+
+
+def edited(edit):
+    def make(path):
+        d = doc()
+        edit(d)
+        path.write_text(json.dumps(d))   # Python writes NaN/Infinity literals, as a broken writer would
+    return make
+
+
+def set_first(key, value):
+    return edited(lambda d: first_iteration(d).__setitem__(key, value))
+
+
+def drop_first(key):
+    return edited(lambda d: first_iteration(d).pop(key))
+
+
+def set_context(key, value):
+    return edited(lambda d: d["context"].__setitem__(key, value))
+
+
+BAD_FILES = [
+    ("non-UTF-8", lambda p: p.write_bytes(b'{"context": {"gpu_name": "\xff\xfe"}, "benchmarks": []}'),
+     "not UTF-8 text (byte 0xff at offset 26)"),
+    ("benchmarks not a list", lambda p: p.write_text('{"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": {}}'),
+     "'benchmarks' is dict, not a list"),
+    ("entry not an object", edited(lambda d: d["benchmarks"].insert(3, [1, 2])), "benchmarks[3] is list, not an object"),
+    ("NaN time", set_first("real_time", math.nan), "real_time is nan: not a measurement"),
+    ("Inf time", set_first("real_time", math.inf), "real_time is inf: not a measurement"),
+    ("zero time", set_first("real_time", 0), "real_time is 0: not a measurement"),
+    ("negative time", set_first("real_time", -3.5), "real_time is -3.5: not a measurement"),
+    ("time as text", set_first("real_time", "fast"), "real_time is 'fast', not a number"),
+    ("no time", drop_first("real_time"), "real_time is missing"),
+    ("no time unit", drop_first("time_unit"), "time_unit is missing"),
+    ("odd time unit", set_first("time_unit", "fortnights"), "time_unit is 'fortnights'"),
+    ("NaN rate", set_first("bytes_per_second", math.nan), "bytes_per_second is nan"),
+    ("negative rate", set_first("bw_util", -0.5), "bw_util is -0.5"),
+    ("NaN peak", set_context("gpu_peak_bandwidth_gbps", "nan"), "context gpu_peak_bandwidth_gbps is 'nan'"),
+    ("Inf peak", set_context("gpu_peak_fp32_flops", "inf"), "context gpu_peak_fp32_flops is 'inf'"),
+    ("zero peak", set_context("gpu_peak_bandwidth_gbps", 0), "context gpu_peak_bandwidth_gbps is 0"),
+]
+
+
+@pytest.mark.parametrize("tool", CLIS)
+@pytest.mark.parametrize("make, message", [f[1:] for f in BAD_FILES], ids=[f[0] for f in BAD_FILES])
+def test_broken_file_exits_2_with_one_line(tmp_path, capsys, tool, make, message):
+    bad = tmp_path / "bad.json"
+    make(bad)
+    err = expect_exit_2(capsys, tmp_path, tool, CLIS[tool][1](bad, tmp_path), message)
+    assert str(bad) in err
+
+
+def test_broken_baseline_is_named_too(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    set_first("real_time", math.nan)(bad)
+    err = expect_exit_2(capsys, tmp_path, "bench-compare", [bad, BASE], "real_time is nan")
+    assert str(bad) in err
+
+
+def test_broken_numbers_are_refused_even_with_force(tmp_path, capsys):
+    bad = tmp_path / "bad.json"
+    set_first("real_time", -1.0)(bad)
+    expect_exit_2(capsys, tmp_path, "bench-compare", [BASE, bad, "--force"], "not a measurement")
+
+
+def _truncated(path):
+    text = SAME.read_text()
+    path.write_text(text[: len(text) // 2])
+
+
+@pytest.mark.parametrize("tool", ["bench-table", "bench-plot"])
+def test_truncated_file_is_used_with_a_warning(tmp_path, capsys, tool):
+    cut = tmp_path / "cut.json"
+    _truncated(cut)
+    main, argv = CLIS[tool]
+    assert call(main, argv(cut, tmp_path)) == 0
+    warnings = [l for l in capsys.readouterr().err.splitlines() if "truncated" in l]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(f"{tool}: warning: {cut} is truncated (interrupted run?); using its ")
+
+
+def test_truncated_file_is_refused_by_the_gate(tmp_path, capsys):
+    cut = tmp_path / "cut.json"
+    _truncated(cut)
+    expect_exit_2(capsys, tmp_path, "bench-compare", [BASE, cut], "truncated (interrupted run?); a partial run")
+
+
+def _file(d):
+    (d / "file").write_text("x")
+    return d / "file"
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--verdict", "--medians"])
+@pytest.mark.parametrize("where, message", [
+    (lambda d: _file(d) / "x.md", "cannot be created ({d}/file is not a folder)"),
+    (lambda d: d, "is a folder, not a file"),
+])
+def test_unwritable_compare_output_is_refused_before_any_work(tmp_path, capsys, option, where, message):
+    # The input is garbage: the output path is checked first, so it is what the line names.
+    (tmp_path / "garbage.json").write_text("garbage")
+    target = where(tmp_path)
+    err = expect_exit_2(capsys, tmp_path, "bench-compare", [BASE, tmp_path / "garbage.json", option, target],
+                        f"{option} {target}: " + message.format(d=tmp_path))
+    assert "garbage" not in err
+
+
+def test_unwritable_calibrate_out_is_refused(tmp_path, capsys):
+    target = _file(tmp_path) / "noise.json"
+    expect_exit_2(capsys, tmp_path, "bench-compare", ["--calibrate", BASE, SAME, "--out", target],
+                  f"--out {target}: cannot be created")
+
+
+@pytest.mark.parametrize("where, message", [
+    (lambda d: _file(d), "exists and is not a folder"),
+    (lambda d: _file(d) / "plots", "cannot be created ({d}/file is not a folder)"),
+])
+def test_unwritable_plot_folder_is_refused_before_any_work(tmp_path, capsys, where, message):
+    target = where(tmp_path)
+    assert call(plot.main, ["garbage-that-is-not-read.json", "--out", target]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"bench-plot: --out {target}: " + message.format(d=tmp_path)
+
+
+def test_a_write_error_after_the_check_is_one_line_too(tmp_path, capsys, monkeypatch):
+    from benchtools import cli
+
+    def full(self, text):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(cli.Path, "write_text", full)
+    assert call(compare.main, [BASE, SAME, "--verdict", tmp_path / "v.json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == f"bench-compare: --verdict {tmp_path}/v.json: cannot write: No space left on device"

@@ -1,0 +1,351 @@
+"""The gate's rules beyond one comparison: run conditions, the noise model from A/A
+history (calibration, per-benchmark allowed change, floor, classes), throttled
+benchmarks; and a replay of the committed H200 A/A runs."""
+import dataclasses
+import json
+import math
+import statistics
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from benchtools import compare, noise, replay
+from benchtools.results import load_results
+
+REPO = Path(__file__).resolve().parents[2]
+BASE = str(FIXTURES / "compare_base.json")
+SAME = FIXTURES / "compare_same.json"
+KERNEL = "reduce_sum/i32/batched_vec16/N:268435456/block:256/batch:16"
+LIBRARY = "reduce_sum/i32/cub_device_reduce/N:268435456"
+HOST = "reduce_sum/f32/thrust_reduce/N:268435456"
+CONTEXT = json.loads(SAME.read_text())["context"]
+
+
+def entry(name, us, i, reps, **fields):
+    return {"name": name + "/manual_time", "run_name": name + "/manual_time", "run_type": "iteration",
+            "repetitions": reps, "repetition_index": i, "threads": 1, "iterations": 100,
+            "real_time": us, "cpu_time": us, "time_unit": "us", **fields}
+
+
+# Declared fields per benchmark, as the harness writes them.
+DECLARED = {KERNEL: {"role": "kernel", "host_work": False}, LIBRARY: {"role": "library", "host_work": False},
+            HOST: {"role": "library", "host_work": True}}
+
+
+def write_run(path, medians, commit="c0ffee", reps=10, spread=0.001, context=None, fields=None):
+    """A run whose repetitions of each benchmark lie symmetrically around the given median (µs)."""
+    offsets = [spread * (k - (reps - 1) / 2) / reps for k in range(reps)]
+    benchmarks = [entry(name, us * (1 + o), i, reps, **DECLARED.get(name, {}), **(fields or {}).get(name, {}))
+                  for name, us in medians.items() for i, o in enumerate(offsets)]
+    doc = {"context": {**CONTEXT, "git_commit": commit, **(context or {})}, "benchmarks": benchmarks}
+    Path(path).write_text(json.dumps(doc))
+    return str(path)
+
+
+def history(tmp_path, drift):
+    """Three A/A runs of one build: each benchmark's median moves by its own drift."""
+    runs = []
+    for j, sign in enumerate((-1, 0, 1)):
+        runs.append(write_run(tmp_path / f"aa{j}.json",
+                              {n: 100.0 * math.exp(sign * d) for n, d in drift.items()}))
+    return runs
+
+
+def verdicts(tmp_path, *argv):
+    path = tmp_path / "verdict.json"
+    rc = compare.main([str(a) for a in argv] + ["--verdict", str(path)])
+    v = json.loads(path.read_text()) if path.exists() else None
+    return rc, {b["name"]: b for b in v["benchmarks"]} if v else None, v
+
+
+# --- run conditions --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("key, value, label", [
+    ("gpu_name", "NVIDIA A100-SXM4-80GB", "GPU 'NVIDIA H200' vs 'NVIDIA A100-SXM4-80GB'"),
+    ("cache_mode", "hot", "cache mode 'cold' vs 'hot'"),
+    ("suite", "full", "suite 'default' vs 'full'"),
+    ("planted_slowdown", "reduce_sum/*/x does 3% more work", "planted build 'none' vs 'reduce_sum/*/x does 3% more"),
+    ("cuda_driver_version", "12.8", "driver major version '13' vs '12'"),
+    ("cuda_driver_version", 12080, "driver major version '13' vs '12'"),
+    ("timing_mode", "graph", "timing mode 'events' vs 'graph'"),
+])
+def test_different_run_conditions_exit_2_unless_forced(tmp_path, capsys, key, value, label):
+    doc = json.loads(SAME.read_text())
+    doc["context"][key] = value
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    assert compare.main([BASE, str(cand)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"bench-compare: different run conditions: {label}") and err.endswith(
+        "(--force compares them anyway)")
+    assert compare.main([BASE, str(cand), "--force"]) == 0
+
+
+@pytest.mark.parametrize("key, value", [
+    ("cuda_driver_version", "13.2"),      # same major
+    ("timing_mode", "events"),            # what a file without timing_mode was timed with
+    ("planted_slowdown", ""),             # no planted build
+])
+def test_equivalent_conditions_compare(tmp_path, key, value):
+    doc = json.loads(SAME.read_text())
+    doc["context"][key] = value
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    assert compare.main([BASE, str(cand)]) == 0
+
+
+# --- calibration ------------------------------------------------------------------------------------
+
+def test_calibrate_measures_each_benchmarks_spread_between_runs_of_one_build(tmp_path):
+    runs = history(tmp_path, {KERNEL: 0.002, LIBRARY: 0.004, HOST: 0.03})
+    # A second build moves everything by 5%: that is a code change, not noise.
+    runs.append(write_run(tmp_path / "b0.json", {KERNEL: 105.0, LIBRARY: 105.0, HOST: 105.0}, commit="beef"))
+    runs.append(write_run(tmp_path / "b1.json", {KERNEL: 105.0 * math.exp(0.002), LIBRARY: 105.0,
+                                                 HOST: 105.0}, commit="beef"))
+    out = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *runs, "--out", str(out)]) == 0
+    model = noise.load_noise(str(out))
+    assert model.conditions["GPU"] == "NVIDIA H200" and len(model.runs) == 5
+    k = model.benchmarks[KERNEL]
+    assert (k.runs, k.df) == (5, 3)   # 3 runs - 1 + 2 runs - 1
+    # Pooled within builds: deviations -d, 0, +d and -d/2, +d/2 in ln units.
+    assert k.sd == pytest.approx(math.sqrt((2 * 0.002 ** 2 + 2 * 0.001 ** 2) / 3), rel=1e-3)
+    assert model.benchmarks[HOST].sd == pytest.approx(math.sqrt(2 * 0.03 ** 2 / 3), rel=1e-3)
+    assert model.benchmarks[HOST].bench_class == noise.BenchClass("library", True, 268435456)
+    doc = json.loads(out.read_text())
+    assert doc["classes"]["library (host work), N=2^28"]["benchmarks"] == 1
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda runs, d: [runs[0], write_run(d / "x.json", {KERNEL: 1.0}, commit="other")],
+     "needs at least two runs of one build"),
+    (lambda runs, d: runs + [write_run(d / "x.json", {KERNEL: 1.0}, context={"cache_mode": "hot"})],
+     "not under the conditions of"),
+    (lambda runs, d: runs + [write_run(d / "x.json", {KERNEL: 1.0}, context={"planted_slowdown": "x"})],
+     "a planted build (x) is no A/A run"),
+])
+def test_calibrate_refuses_what_is_not_a_a_history(tmp_path, capsys, edit, message):
+    runs = edit(history(tmp_path, {KERNEL: 0.002}), tmp_path)
+    assert compare.main(["--calibrate", *runs, "--out", str(tmp_path / "n.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err
+    assert not (tmp_path / "n.json").exists()
+
+
+@pytest.mark.parametrize("content, message", [
+    ("{}", "not a noise file"),
+    ("\xff", "not a noise file"),
+    ('{"format": "cuda_bench noise model 1", "benchmarks": {"a": {"sd": "nan"}}}', "malformed noise file"),
+])
+def test_a_bad_noise_file_exits_2(tmp_path, capsys, content, message):
+    bad = tmp_path / "noise.json"
+    bad.write_text(content)
+    assert compare.main([BASE, str(SAME), "--noise", str(bad)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err and str(bad) in err
+
+
+def test_a_noise_file_of_other_conditions_exits_2(tmp_path, capsys):
+    runs = [write_run(tmp_path / f"h{j}.json", {KERNEL: 100.0 + j}, context={"gpu_name": "NVIDIA H100"})
+            for j in range(2)]
+    compare.main(["--calibrate", *runs, "--out", str(tmp_path / "n.json")])
+    assert compare.main([BASE, str(SAME), "--noise", str(tmp_path / "n.json")]) == 2
+    assert "GPU 'NVIDIA H200' vs 'NVIDIA H100' (baseline vs noise file" in capsys.readouterr().err
+
+
+# --- per-benchmark allowed change ---------------------------------------------------------------------
+
+@pytest.fixture
+def calibrated(tmp_path):
+    """A kernel that drifts 0.1% between runs, a library call 0.4%, a host-timed call 3%."""
+    runs = history(tmp_path, {KERNEL: 0.001, LIBRARY: 0.004, HOST: 0.03})
+    out = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *runs, "--out", str(out)]) == 0
+    return str(out)
+
+
+def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, LIBRARY: 100.2, HOST: 108.0})
+    rc, rows, v = verdicts(tmp_path, base, cand, "--noise", calibrated)
+    assert rc == 1 and v["status"] == "regression"
+    assert rows[KERNEL]["verdict"] == "regressed" and rows[KERNEL]["allowed_from"] == "history"
+    assert rows[KERNEL]["allowed_change"] == pytest.approx(0.01)            # the floor: its drift is far below
+    assert rows[LIBRARY]["verdict"] == "unchanged"
+    # 8% is inside the host call's own drift: sd of ln(median) ~3%, 4 sd of a difference ~ 19%.
+    assert rows[HOST]["verdict"] == "unchanged" and rows[HOST]["allowed_change"] > 0.15
+    assert rows[KERNEL]["class"] == "kernel, N=2^28" and rows[HOST]["class"] == "library (host work), N=2^28"
+    classes = {c["class"]: c for c in v["min_detectable_by_class"]}
+    assert classes["kernel, N=2^28"]["median"] < 0.03 < classes["library (host work), N=2^28"]["median"]
+
+
+def test_without_a_noise_file_the_fixed_threshold_applies(tmp_path):
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, HOST: 100.0})
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, HOST: 108.0})
+    rc, rows, v = verdicts(tmp_path, base, cand)
+    assert rc == 1 and rows[HOST]["verdict"] == "regressed" and rows[KERNEL]["verdict"] == "unchanged"
+    assert {r["allowed_from"] for r in rows.values()} == {"fixed"} and v["noise"] is None
+
+
+def test_threshold_overrides_the_noise_file_and_floor_raises_it(tmp_path, calibrated):
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, HOST: 100.0})
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, HOST: 108.0})
+    rc, rows, _ = verdicts(tmp_path, base, cand, "--noise", calibrated, "--threshold", "0.05")
+    assert rows[KERNEL]["verdict"] == "unchanged" and rows[HOST]["verdict"] == "regressed"
+    rc, rows, _ = verdicts(tmp_path, base, cand, "--noise", calibrated, "--floor", "0.04")
+    assert rc == 0 and rows[KERNEL]["allowed_change"] == pytest.approx(0.04)
+
+
+def test_noisy_repetitions_widen_the_allowed_change(tmp_path, calibrated):
+    # Same history, but this candidate's repetitions spread over 20%: its median is less certain.
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0})
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0}, spread=0.2)
+    rc, rows, _ = verdicts(tmp_path, base, cand, "--noise", calibrated)
+    assert rc == 0 and rows[KERNEL]["allowed_change"] > 0.03
+
+
+def test_a_benchmark_without_history_uses_its_class_then_the_fixed_threshold(tmp_path, calibrated):
+    other_kernel = "reduce_sum/i32/warp_shuffle_block/N:268435456/block:256/batch:8"
+    DECLARED[other_kernel] = {"role": "kernel", "host_work": False}
+    try:
+        base = write_run(tmp_path / "base.json", {other_kernel: 100.0, "dot/f32/cpu_threads/N:268435456": 100.0})
+        cand = write_run(tmp_path / "cand.json", {other_kernel: 102.0, "dot/f32/cpu_threads/N:268435456": 104.0})
+    finally:
+        del DECLARED[other_kernel]
+    rc, rows, _ = verdicts(tmp_path, base, cand, "--noise", calibrated)
+    assert rows[other_kernel]["allowed_from"] == "class" and rows[other_kernel]["verdict"] == "regressed"
+    cpu = rows["dot/f32/cpu_threads/N:268435456"]
+    assert (cpu["allowed_from"], cpu["allowed_change"], cpu["verdict"]) == ("fixed", 0.06, "unchanged")
+
+
+# --- throttled ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("side", ["candidate", "baseline"])
+def test_a_throttled_benchmark_is_reported_not_regressed(tmp_path, capsys, calibrated, side):
+    flags = {KERNEL: {"throttled": True}}
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0},
+                     fields=flags if side == "baseline" else None)
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 110.0, LIBRARY: 100.0},
+                     fields=flags if side == "candidate" else None)
+    rc, rows, v = verdicts(tmp_path, base, cand, "--noise", calibrated)
+    assert rc == 0 and v["status"] == "pass"
+    assert (rows[KERNEL]["verdict"], rows[KERNEL]["throttled"]) == ("throttled", side)
+    assert rows[KERNEL]["change"] == pytest.approx(0.10)
+    capsys.readouterr()
+    compare.main([base, cand, "--noise", calibrated])
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "### GPU regression check: pass (1 throttled, 1 unchanged)"
+    assert f"| `{KERNEL}` |" in out and f"throttled ({side}): not judged |" in out
+
+
+def test_throttled_does_not_hide_another_regression(tmp_path, calibrated):
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0})
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 110.0, LIBRARY: 110.0}, fields={KERNEL: {"throttled": True}})
+    rc, rows, _ = verdicts(tmp_path, base, cand, "--noise", calibrated)
+    assert rc == 1 and rows[LIBRARY]["verdict"] == "regressed" and rows[KERNEL]["verdict"] == "throttled"
+
+
+# --- replay of the committed H200 A/A runs ------------------------------------------------------------------
+
+AA_RUNS = ["results/regression/baseline_15b4033_nvidia-h200.json", "results/regression/aa1_nvidia-h200.json",
+           "results/regression/aa2_nvidia-h200.json",                                      # build 15b4033
+           "results/baseline/nvidia-h200.json", "results/regression/aa3_nvidia-h200.json"]  # build efa9852
+NOISE_FILE = "results/regression/noise_nvidia-h200.json"
+
+
+def _declared(record):
+    """These files predate the per-benchmark roles: what the declarations now say, for the class summary."""
+    if record.variant.startswith("thrust_"):
+        return "library", True
+    if record.variant.startswith("cub_"):
+        return "library", False
+    return "kernel", False
+
+
+@pytest.fixture(scope="module")
+def aa_runs():
+    runs = []
+    for path in AA_RUNS:
+        run = load_results(REPO / path)
+        run.path = path
+        run.records = [dataclasses.replace(r, role=_declared(r)[0], host_work=_declared(r)[1]) for r in run.records]
+        runs.append(run)
+    return runs
+
+
+def test_the_committed_noise_file_is_the_calibration_of_the_committed_a_a_runs():
+    model = noise.load_noise(str(REPO / NOISE_FILE))
+    assert [r["path"] for r in model.runs] == AA_RUNS
+    fresh = noise.calibrate([load_results(REPO / p) for p in AA_RUNS])
+    assert {n: round(b.sd, 6) for n, b in fresh.benchmarks.items()} == {n: b.sd for n, b in model.benchmarks.items()}
+
+
+def test_committed_a_a_pairs_pass_with_the_committed_noise_file(aa_runs):
+    result = replay.replay(aa_runs, 0.03, compare.Settings(noise=noise.load_noise(str(REPO / NOISE_FILE))))
+    assert len(result.pairs) == 8 and result.comparisons == 8 * 197
+    assert result.false_alarms == []
+
+
+def test_leave_the_pair_out_replay_of_the_first_build(aa_runs):
+    # Each of build 15b4033's pairs judged by a model that never saw it (the third run and build efa9852).
+    result = replay.replay(aa_runs, 0.03)
+    assert [fa for fa in result.false_alarms if fa[0] in AA_RUNS[:3]] == []
+    kernels = result.classes[("kernel", False, 1 << 28)]
+    assert kernels.caught / kernels.tried >= 0.95              # a 3% kernel slowdown at 2^28: caught
+    assert statistics.median(kernels.detectable) < 0.02
+
+
+def test_a_copy_with_one_kernel_slowed_3_percent_flags_that_benchmark_and_nothing_else(aa_runs):
+    base, cand = aa_runs[0], aa_runs[1]
+    model = noise.calibrate([aa_runs[2], aa_runs[3], aa_runs[4]])   # the pair left out
+    slowed = "reduce_sum/f32/batched_vec16_shfl/N:268435456/block:256/batch:16"
+    copy = dataclasses.replace(cand, records=[dataclasses.replace(r, seconds=r.seconds * 1.03) if r.name == slowed
+                                              else r for r in cand.records])
+    c = compare.compare(base, copy, compare.Settings(noise=model))
+    assert [(r.name, r.verdict) for r in c.rows if r.verdict == compare.REGRESSED] == [(slowed, compare.REGRESSED)]
+    row = next(r for r in c.rows if r.name == slowed)
+    assert row.change == pytest.approx(0.03, abs=0.005) and row.allowed.threshold < 0.02
+    assert compare.compare(base, cand, compare.Settings(noise=model)).count(compare.REGRESSED) == 0
+
+
+# --- roles -----------------------------------------------------------------------------------------------
+
+def test_roles_select_what_is_gated(tmp_path, capsys):
+    cpu = "dot/f32/cpu_threads/N:268435456"
+    DECLARED[cpu] = {"role": "cpu", "host_work": True}
+    try:
+        base = write_run(tmp_path / "base.json", {KERNEL: 100.0, cpu: 100.0})
+        cand = write_run(tmp_path / "cand.json", {KERNEL: 100.0, cpu: 130.0})
+    finally:
+        del DECLARED[cpu]
+    assert compare.main([base, cand]) == 1                       # every role by default
+    rc, rows, v = verdicts(tmp_path, base, cand, "--roles", "kernel,library")
+    assert rc == 0 and list(rows) == [KERNEL] and v["not_gated"] == [f"{cpu} (cpu)"]
+    capsys.readouterr()
+    assert compare.main([base, cand, "--roles", "kernel,gpu"]) == 2
+    assert "--roles: expected a comma list of kernel, library, cpu, got 'kernel,gpu'" in capsys.readouterr().err
+
+
+def test_roles_never_drop_a_benchmark_whose_file_predates_roles(tmp_path):
+    # compare_*.json carry no roles: with --roles they are still judged (nothing is known to exclude them).
+    rc, rows, v = verdicts(tmp_path, BASE, str(FIXTURES / "compare_slow10.json"), "--roles", "kernel")
+    assert rc == 1 and len(rows) == 6 and v["not_gated"] == []
+
+
+def test_replay_cli_reports_false_alarms_and_detection(tmp_path, capsys):
+    drift = {KERNEL: 0.001, LIBRARY: 0.004, HOST: 0.03}
+    runs = [write_run(tmp_path / f"aa{j}.json", {n: 100.0 * math.exp(x * d) for n, d in drift.items()})
+            for j, x in enumerate((-1.5, -0.5, 0.5, 1.5))]
+    assert replay.main(runs) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("12 A/A comparisons (ordered pairs, each judged with a noise model of the other runs), "
+                          "36 benchmark comparisons: 0 false alarms")
+    assert "| kernel, N=2^28 | 12 | 12 (100%) |" in out          # 3% of a 0.1%-drift kernel: always caught
+    assert "| library (host work), N=2^28 | 12 | 0 (0%) |" in out  # inside a 3%-drift call's noise
+
+
+def test_replay_cli_needs_two_runs_of_one_build(tmp_path, capsys):
+    assert replay.main([BASE]) == 2
+    assert capsys.readouterr().err.strip() == "bench-replay: no two runs of one build (git_commit): nothing to replay"

@@ -1,0 +1,293 @@
+"""The gate's noise model: how far each benchmark's median moves between identical runs.
+
+Within-run repetitions understate between-run drift (a run shares its clocks,
+temperature and memory placement across its repetitions), so the gate's allowed
+change comes from A/A history: runs of one build under one set of conditions.
+
+  statistic   m = ln(median of a run's repetition times), per benchmark
+  spread      s_b: the pooled standard deviation of m within each build (runs of
+              one git_commit), over all builds of the history; df_b = runs - builds
+  class prior s_0: per class (role, host work, N), the median of the members'
+              s_b^2 corrected for its chi-square bias (a median, so one noisy
+              member does not widen its whole class)
+  moderated   sigma_b^2 = (df_b s_b^2 + PRIOR_DF s_0^2) / (df_b + PRIOR_DF): a
+              benchmark with little history leans on its class (empirical Bayes)
+  comparison  sd = sqrt(2 sigma_b^2 + se_base^2 + se_cand^2), se: the standard
+              error of each side's median from its own repetitions (robust: MAD)
+  threshold   allowed = max(FLOOR, MULTIPLIER * sd) in log units
+  detectable  the slowdown caught 95% of the time: allowed + 1.645 sd
+
+A benchmark with no history of its own and none of its class gets the fixed
+threshold (bench-compare --threshold, default 6%).
+"""
+from __future__ import annotations
+
+import json
+import math
+import statistics
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+from scipy.stats import chi2
+
+from benchtools.results import Record, Results, ResultsError
+
+FORMAT = "cuda_bench noise model 1"
+FLOOR = 0.01          # below 1% the gate claims nothing: kernels at 2^28 moved up to ~1% between A/A runs
+MULTIPLIER = 4.0      # allowed drift in units of the comparison's sd (normal: 3e-5 one-sided per benchmark)
+PRIOR_DF = 4          # weight of the class prior, in runs' worth of degrees of freedom
+POWER_Z = 1.645       # "detectable": caught with 95% probability
+MAD_TO_SD = 1.4826    # MAD of a normal sample -> its standard deviation
+MEDIAN_SE = 1.2533    # se(median) = 1.2533 sd / sqrt(n) for a normal sample
+
+
+def n_label(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
+
+
+@dataclass(frozen=True)
+class BenchClass:
+    """Benchmarks expected to drift alike: what runs (role), whether host work is timed, and N."""
+    role: str
+    host_work: Optional[bool]
+    n: int
+
+    @property
+    def label(self) -> str:
+        work = " (host work)" if self.host_work else ""
+        return f"{self.role}{work}, N={n_label(self.n)}"
+
+    def key(self) -> tuple:
+        return (self.role, bool(self.host_work), self.n)
+
+
+def bench_class(record: Record) -> BenchClass:
+    return BenchClass(record.role, record.host_work, record.n)
+
+
+# Context facts that must match for two runs' times to be comparable: (label, getter).
+def driver_major(context: dict) -> Optional[str]:
+    """"13.0" -> "13"; 13000 (CUDA's integer form) -> "13"."""
+    v = context.get("cuda_driver_version")
+    if v is None:
+        return None
+    text = str(v).strip()
+    if text.isdigit() and int(text) >= 1000:
+        return str(int(text) // 1000)
+    return text.split(".")[0]
+
+
+CONDITIONS = (
+    ("GPU", lambda c: c.get("gpu_name")),
+    ("cache mode", lambda c: c.get("cache_mode")),
+    ("suite", lambda c: c.get("suite")),
+    # Absent before planted builds were recorded: such a run is no planted build.
+    ("planted build", lambda c: c.get("planted_slowdown") or "none"),
+    ("driver major version", driver_major),
+    # Absent before timing modes existed: those runs were timed by events.
+    ("timing mode", lambda c: c.get("timing_mode") or "events"),
+)
+
+
+def conditions(context: dict) -> Dict[str, Optional[str]]:
+    return {label: (None if get(context) is None else str(get(context))) for label, get in CONDITIONS}
+
+
+def condition_differences(a: Dict[str, Optional[str]], b: Dict[str, Optional[str]]) -> List[str]:
+    return [f"{k} '{a.get(k)}' vs '{b.get(k)}'" for k in a if a.get(k) != b.get(k)]
+
+
+def repetition_times(run: Results) -> Dict[str, List[float]]:
+    """{name: per-repetition seconds}. Aggregates are not samples; a file with only
+    aggregates yields its median as one sample (then: too few repetitions)."""
+    plain: Dict[str, List[float]] = {}
+    medians: Dict[str, float] = {}
+    for r in run.records:
+        if r.aggregate is None:
+            plain.setdefault(r.name, []).append(r.seconds)
+        elif r.aggregate == "median":
+            medians[r.name] = r.seconds
+    for name, s in medians.items():
+        plain.setdefault(name, [s])
+    return plain
+
+
+def classes(run: Results) -> Dict[str, BenchClass]:
+    return {r.name: bench_class(r) for r in run.records}
+
+
+def median_se(times: Sequence[float]) -> float:
+    """Standard error of the median of ln(times), from the median absolute deviation
+    (robust: one slow repetition does not widen it); 0 for fewer than 3 samples."""
+    if len(times) < 3:
+        return 0.0
+    logs = [math.log(t) for t in times]
+    mid = statistics.median(logs)
+    mad = statistics.median(abs(x - mid) for x in logs)
+    return MEDIAN_SE * MAD_TO_SD * mad / math.sqrt(len(logs))
+
+
+@dataclass
+class BenchNoise:
+    bench_class: BenchClass
+    runs: int
+    df: int
+    sd: float            # s_b, ln units; meaningless when df == 0
+
+
+def _chi2_median_ratio(df: int) -> float:
+    """E.g. 0.455 for df = 1: the median of s^2 / sigma^2 for a normal sample."""
+    return chi2.ppf(0.5, df) / df
+
+
+@dataclass
+class NoiseModel:
+    gpu: str
+    conditions: Dict[str, Optional[str]]
+    runs: List[dict]                    # {"path", "git_commit", "date"} of each A/A run
+    benchmarks: Dict[str, BenchNoise]
+    path: str = ""
+
+    def class_priors(self) -> Dict[tuple, Tuple[BenchClass, float, int]]:
+        """{class key: (class, s_0, members with history)}."""
+        members: Dict[tuple, List[BenchNoise]] = {}
+        for b in self.benchmarks.values():
+            if b.df > 0:
+                members.setdefault(b.bench_class.key(), []).append(b)
+        out = {}
+        for key, bs in members.items():
+            corrected = statistics.median(b.sd ** 2 / _chi2_median_ratio(b.df) for b in bs)
+            out[key] = (bs[0].bench_class, math.sqrt(corrected), len(bs))
+        return out
+
+    def sigma(self, name: str, cls: BenchClass, priors=None) -> Tuple[Optional[float], str]:
+        """Between-run sd of ln(median) for one benchmark, and where it came from:
+        "history" (its own, moderated by its class), "class" (no history of its own:
+        its class's, `cls` being its class in the runs compared), or (None, "none")."""
+        priors = self.class_priors() if priors is None else priors
+        own = self.benchmarks.get(name)
+        # Its class as calibrated (a history that predates roles has its own classes).
+        prior = priors.get((own.bench_class if own is not None and own.df > 0 else cls).key())
+        if own is not None and own.df > 0:
+            if prior is None:
+                return own.sd, "history"
+            s0 = prior[1]
+            return math.sqrt((own.df * own.sd ** 2 + PRIOR_DF * s0 ** 2) / (own.df + PRIOR_DF)), "history"
+        if prior is not None:
+            return prior[1], "class"
+        return None, "none"
+
+    def to_json(self) -> dict:
+        priors = self.class_priors()
+        return {
+            "format": FORMAT,
+            "gpu_name": self.gpu,
+            "conditions": self.conditions,
+            "statistic": "ln(median of each run's repetition times); sd pooled within builds (git_commit)",
+            "runs": self.runs,
+            "classes": {c.label: {"sd": round(s0, 6), "benchmarks": k} for c, s0, k in
+                        sorted(priors.values(), key=lambda p: (p[0].role, bool(p[0].host_work), p[0].n))},
+            "benchmarks": {name: {"role": b.bench_class.role, "host_work": b.bench_class.host_work,
+                                  "n": b.bench_class.n, "runs": b.runs, "df": b.df, "sd": round(b.sd, 6)}
+                           for name, b in sorted(self.benchmarks.items())},
+        }
+
+
+def calibrate(runs: Sequence[Results]) -> NoiseModel:
+    """The noise model of A/A runs: all under one set of conditions (else ResultsError),
+    none a planted build; runs of one git_commit form a build."""
+    if not runs:
+        raise ResultsError("--calibrate needs A/A runs")
+    first = conditions(runs[0].context)
+    for run in runs:
+        if run.truncated:
+            raise ResultsError(f"{run.path}: truncated (interrupted run?); a partial run is no A/A history")
+        if run.context.get("planted_slowdown"):
+            raise ResultsError(f"{run.path}: a planted build ({run.context['planted_slowdown']}) is no A/A run")
+        diff = condition_differences(first, conditions(run.context))
+        if diff:
+            raise ResultsError(f"{run.path}: not under the conditions of {runs[0].path}: {'; '.join(diff)}")
+    builds: Dict[str, List[Results]] = {}
+    for run in runs:
+        builds.setdefault(str(run.context.get("git_commit", "unknown")), []).append(run)
+    if all(len(b) < 2 for b in builds.values()):
+        raise ResultsError("--calibrate needs at least two runs of one build (git_commit): "
+                           "the spread between identical runs is what it measures")
+
+    medians = [{n: math.log(statistics.median(t)) for n, t in repetition_times(run).items()} for run in runs]
+    cls: Dict[str, BenchClass] = {}
+    for run in runs:
+        for name, c in classes(run).items():
+            cls.setdefault(name, c)
+    index = {id(run): i for i, run in enumerate(runs)}
+    benchmarks: Dict[str, BenchNoise] = {}
+    for name, c in cls.items():
+        ss, df, seen = 0.0, 0, 0
+        for group in builds.values():
+            xs = [medians[index[id(run)]][name] for run in group if name in medians[index[id(run)]]]
+            seen += len(xs)
+            if len(xs) > 1:
+                mean = sum(xs) / len(xs)
+                ss += sum((x - mean) ** 2 for x in xs)
+                df += len(xs) - 1
+        benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0)
+    return NoiseModel(runs[0].gpu, first,
+                      [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date")}
+                       for r in runs], benchmarks)
+
+
+def load_noise(path: str) -> NoiseModel:
+    """Reads a noise file written by bench-compare --calibrate (ResultsError when unusable)."""
+    try:
+        doc = json.loads(Path(path).read_bytes().decode("utf-8"))
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ResultsError(f"{path}: not a noise file (not UTF-8 JSON: {e})") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ResultsError(f"{path}: not a noise file (written by bench-compare --calibrate; format '{FORMAT}')")
+    try:
+        benchmarks = {}
+        for name, b in doc["benchmarks"].items():
+            sd, df = float(b["sd"]), int(b["df"])
+            if not math.isfinite(sd) or sd < 0 or df < 0:
+                raise ValueError(f"benchmark {name}: sd {b['sd']!r}, df {b['df']!r}")
+            host = b.get("host_work")
+            benchmarks[name] = BenchNoise(BenchClass(str(b["role"]), host if isinstance(host, bool) else None,
+                                                     int(b["n"])), int(b["runs"]), df, sd)
+        return NoiseModel(str(doc["gpu_name"]), dict(doc["conditions"]), list(doc["runs"]), benchmarks, path)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise ResultsError(f"{path}: malformed noise file ({e})") from None
+
+
+@dataclass
+class Allowance:
+    """What one comparison may move by: its threshold and the slowdown it would catch."""
+    threshold: float            # relative change (cand/base - 1) above which it counts
+    detectable: float           # relative slowdown caught with 95% probability
+    source: str                 # "history", "class" or "fixed"
+    sd: Optional[float] = None  # of ln(cand/base); None for a fixed threshold
+
+
+def allowance(sigma: Optional[float], source: str, base: Sequence[float], cand: Sequence[float],
+              floor: float, fixed: float) -> Allowance:
+    """sigma: the between-run sd from the history (None: use the fixed threshold)."""
+    if sigma is None:
+        return Allowance(fixed, fixed, "fixed")
+    sd = math.sqrt(2 * sigma ** 2 + median_se(base) ** 2 + median_se(cand) ** 2)
+    t = max(math.log1p(floor), MULTIPLIER * sd)
+    return Allowance(math.expm1(t), math.expm1(t + POWER_Z * sd), source, sd)
+
+
+def summarize(items: Iterable[Tuple[BenchClass, Allowance]]) -> List[Tuple[str, int, float, float, str]]:
+    """Per class: (label, benchmarks, median detectable slowdown, worst, sources)."""
+    by: Dict[tuple, Tuple[BenchClass, List[Allowance]]] = {}
+    for c, a in items:
+        by.setdefault(c.key(), (c, []))[1].append(a)
+    rows = []
+    for c, allowances in sorted(by.values(), key=lambda v: (v[0].role, bool(v[0].host_work), v[0].n)):
+        d = [a.detectable for a in allowances]
+        sources = sorted({a.source for a in allowances})
+        rows.append((c.label, len(d), statistics.median(d), max(d), "/".join(sources)))
+    return rows
