@@ -7,7 +7,7 @@ EXTRA names an optional-dependency group (test, lint) added to the base list;
 "all" means every group. The check reads installed distributions' metadata
 (no import, so it is fast) and understands `name` and `name>=X.Y`: the only
 forms pyproject.toml uses; any other specifier is refused, so a new one cannot
-be skipped silently. Runs on Python 3.9+, with or without pip.
+be skipped silently. Runs on Python 3.11+, and on 3.9/3.10 with tomli or pip.
 """
 
 import argparse
@@ -24,7 +24,10 @@ def _load_toml(text):
     try:
         import tomllib  # Python 3.11+
     except ImportError:
-        from pip._vendor import tomli as tomllib  # Python 3.9/3.10 with pip
+        try:
+            import tomli as tomllib  # Python 3.9/3.10: the same parser, as a package
+        except ImportError:
+            from pip._vendor import tomli as tomllib  # or the copy inside pip
     return tomllib.loads(text)
 
 
