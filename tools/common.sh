@@ -1,7 +1,23 @@
-# Shared by tools/run-benchmarks and tools/run-tests: install what is missing,
-# then configure and build into build/. Sourced, not run.
+# Shared by the tools/run-* scripts: find or install what is missing, then
+# configure and build into build/. Sourced, not run, by a script that has
+# changed to the project root. docs/setup.md explains the choices.
+# shellcheck shell=bash
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 log() { printf '==> %s\n' "$*" >&2; }
+
+# CUDABENCH_VERBOSE=1 (tools/run-tests -v) shows build output as it comes.
+CUDABENCH_VERBOSE=${CUDABENCH_VERBOSE:-0}
+
+apt_install() {
+  command -v apt-get >/dev/null 2>&1 || { log "missing: $* (install them; no apt-get here)"; exit 1; }
+  log "installing Debian packages: $*"
+  local sudo=()
+  [ "$(id -u)" -eq 0 ] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq "$@" >/dev/null
+}
 
 ensure_cuda() {
   if ! command -v nvcc >/dev/null 2>&1 && [ -x /usr/local/cuda/bin/nvcc ]; then
@@ -18,35 +34,100 @@ ensure_system_packages() {
   [ -e /usr/include/benchmark/benchmark.h ] || [ -e /usr/local/include/benchmark/benchmark.h ] || missing+=(libbenchmark-dev)
   [ -e /usr/include/gtest/gtest.h ] || [ -e /usr/local/include/gtest/gtest.h ] || missing+=(libgtest-dev)
   [ -e /usr/include/nlohmann/json.hpp ] || [ -e /usr/local/include/nlohmann/json.hpp ] || missing+=(nlohmann-json3-dev)
-  [ ${#missing[@]} -eq 0 ] && return 0
-  log "installing Debian packages: ${missing[*]}"
-  local sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo=sudo
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+  [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 
-# The Python tools' declared requirements (tools/pyproject.toml), when missing.
+# The Python tools' requirements (tools/pyproject.toml). python3 as it is when
+# it has them (a developer's Python, an air-gapped GPU runner's: nothing is
+# downloaded); otherwise the project's own virtual environment .venv/, made
+# once with the requirements and the test group (and any other group asked
+# for), and put first on PATH. Argument: the optional groups this command
+# needs: "", "[test]" or "[lint]".
+VENV=$ROOT/.venv
 ensure_python_packages() {
-  local extra="$1"  # "" or "[test]"
-  local probe="import matplotlib, numpy, scipy"
-  [ "$extra" = "[test]" ] && probe="$probe, pytest"
-  python3 -c "$probe" >/dev/null 2>&1 && return 0
-  log "installing the Python tools' requirements (tools/pyproject.toml$extra)"
-  python3 -m pip install -q "./tools$extra"
+  local groups=() lacking
+  IFS=', ' read -r -a groups <<<"$(printf '%s' "${1:-}" | tr -d '[]')"
+  command -v python3 >/dev/null 2>&1 || apt_install python3
+  lacking=$(python3 "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} 2>&1) && return 0
+  if ! [ -x "$VENV/bin/python3" ] ||
+    ! "$VENV/bin/python3" "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} 2>/dev/null; then
+    log "$lacking"
+    make_venv test ${groups[@]+"${groups[@]}"}
+  fi
+  export PATH=$VENV/bin:$PATH
+}
+
+make_venv() {  # arguments: the optional groups to install
+  # Debian keeps venv's pip bootstrap (ensurepip) in python3-venv.
+  python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
+  if ! "$VENV/bin/python3" -c '' 2>/dev/null; then
+    log "making the project's virtual environment .venv/ with $(command -v python3)"
+    python3 -m venv --clear "$VENV"
+  fi
+  local reqs
+  reqs=$("$VENV/bin/python3" "$ROOT/tools/requirements.py" --list "$@")
+  log "installing into .venv/: $(printf '%s' "$reqs" | tr '\n' ' ')"
+  # shellcheck disable=SC2086  # one requirement a line, none with spaces
+  if ! "$VENV/bin/python3" -m pip install -q --disable-pip-version-check $reqs; then
+    log "could not install them into .venv/ (no network?): install them into python3 instead"
+    exit 1
+  fi
 }
 
 # Builds into $BUILD_DIR (default build/); CUDABENCH_CMAKE_ARGS adds configure
 # options, e.g. BUILD_DIR=build-slow CUDABENCH_CMAKE_ARGS=-DCUDABENCH_PLANTED_SLOWDOWN=ON.
+# Quiet: the output goes to $BUILD_DIR/build-log.txt, shown when the build fails.
 BUILD_DIR=${BUILD_DIR:-build}
 build() {
-  local generator=()
-  command -v ninja >/dev/null 2>&1 && generator=(-G Ninja)
+  local build_log=$BUILD_DIR/build-log.txt configure=()
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
-    # shellcheck disable=SC2086  # CUDABENCH_CMAKE_ARGS is a list of options
-    cmake -S . -B "$BUILD_DIR" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release ${CUDABENCH_CMAKE_ARGS:-} >/dev/null
+    configure=(cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release)
+    command -v ninja >/dev/null 2>&1 && configure+=(-G Ninja)
+    command -v ccache >/dev/null 2>&1 &&
+      configure+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_CUDA_COMPILER_LAUNCHER=ccache)
+    # shellcheck disable=SC2206  # CUDABENCH_CMAKE_ARGS is a list of options
+    configure+=(${CUDABENCH_CMAKE_ARGS:-})
+  elif [ ! -f "$BUILD_DIR/build.ninja" ] && [ ! -f "$BUILD_DIR/Makefile" ]; then
+    configure=(cmake -S . -B "$BUILD_DIR")  # an earlier configure failed: again, with its cache
   fi
-  cmake --build "$BUILD_DIR" -j "$(nproc)"
+  mkdir -p "$BUILD_DIR"
+  log "building into $BUILD_DIR/ (log: $build_log)"
+  local rc=0
+  if [ "$CUDABENCH_VERBOSE" = 1 ]; then
+    { [ ${#configure[@]} -eq 0 ] || "${configure[@]}"; } 2>&1 | tee "$build_log" || rc=$?
+    [ $rc -ne 0 ] || cmake --build "$BUILD_DIR" -j "$(nproc)" 2>&1 | tee -a "$build_log" || rc=$?
+  else
+    { { [ ${#configure[@]} -eq 0 ] || "${configure[@]}"; } && cmake --build "$BUILD_DIR" -j "$(nproc)"; } \
+      >"$build_log" 2>&1 || rc=$?
+    [ $rc -eq 0 ] || cat "$build_log" >&2
+  fi
+  [ $rc -eq 0 ] || { log "build failed (exit $rc); log: $build_log"; exit 1; }
 }
 
-export PYTHONPATH="$PWD/tools${PYTHONPATH:+:$PYTHONPATH}"
+# This machine's NVIDIA GPUs from nvidia-smi: GPU_NAMES (one a line), or
+# GPU_PROBLEM saying why there is none (return 1).
+# shellcheck disable=SC2034  # both are read by the sourcing script
+detect_gpus() {
+  GPU_NAMES="" GPU_PROBLEM=""
+  if ! command -v nvidia-smi >/dev/null 2>&1; then
+    GPU_PROBLEM="no NVIDIA driver (nvidia-smi not found)"
+    return 1
+  fi
+  local out
+  if ! out=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>&1) || [ -z "$out" ]; then
+    GPU_PROBLEM="nvidia-smi: $(printf '%s\n' "${out:-lists no GPU}" | head -n 1)"
+    return 1
+  fi
+  GPU_NAMES=$out
+}
+
+# A GPU name as a file name, exactly as slug() in src/harness/device.cpp makes
+# it for results files: ASCII letters and digits lowercased, every other run
+# of characters one '-', none at either end ("NVIDIA H200" -> nvidia-h200).
+gpu_slug() {
+  local s
+  s=$(printf '%s' "$1" | LC_ALL=C tr '[:upper:]' '[:lower:]' | LC_ALL=C sed -E 's/[^a-z0-9]+/-/g; s/^-//; s/-$//')
+  printf '%s\n' "${s:-unknown-gpu}"
+}
+
+export PYTHONPATH="$ROOT/tools${PYTHONPATH:+:$PYTHONPATH}"

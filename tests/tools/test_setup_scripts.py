@@ -1,0 +1,126 @@
+"""The bash plumbing that needs no GPU and no build: the GPU slug (the same as
+the C++ slug() that names results files), run-regression's per-GPU baseline
+choice, and run-sanitizers' exits without a GPU or with bad usage."""
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+ROOT = Path(__file__).resolve().parents[2]
+BASELINES = ROOT / "results" / "baseline"
+
+
+def run(*command, path_dirs=(), cwd=ROOT):
+    """A command with only /usr/bin and /bin (and path_dirs) on PATH: no GPU tools."""
+    env = {"HOME": os.environ.get("HOME", "/tmp"),
+           "PATH": ":".join([*map(str, path_dirs), "/usr/bin", "/bin"])}
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, timeout=60)
+
+
+REGRESSION = str(ROOT / "tools/run-regression")
+SANITIZERS = str(ROOT / "tools/run-sanitizers")
+
+
+def fake_nvidia_smi(tmp_path, *names):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    smi = bin_dir / "nvidia-smi"
+    smi.write_text("#!/bin/sh\n" + "".join(f"echo '{n}'\n" for n in names))
+    smi.chmod(0o755)
+    return bin_dir
+
+
+@pytest.mark.parametrize("name, slug", [
+    ("NVIDIA H200", "nvidia-h200"),                                    # as tests/harness/test_device_context.cpp
+    ("NVIDIA GeForce RTX 4090 (Laptop)", "nvidia-geforce-rtx-4090-laptop"),
+    ("***", "unknown-gpu"),
+    ("NVIDIA H100 80GB HBM3", "nvidia-h100-80gb-hbm3"),
+    ("  Tesla V100-SXM2-16GB  ", "tesla-v100-sxm2-16gb"),
+])
+def test_gpu_slug_is_the_cpp_slug(name, slug):
+    out = run("bash", "-c", 'source tools/common.sh; gpu_slug "$1"', "-", name)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == slug + "\n"
+
+
+def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measuring(tmp_path):
+    assert not (BASELINES / "nvidia-h100-80gb-hbm3.json").exists()
+    out = run(REGRESSION, path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA H100 80GB HBM3")],
+               cwd=tmp_path)
+    assert out.returncode == 2
+    assert "results/baseline/nvidia-h100-80gb-hbm3.json does not exist" in out.stderr
+    assert "tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-h100-80gb-hbm3.json)" \
+        in out.stderr
+    assert "building" not in out.stderr  # chosen before anything is built or measured
+
+
+def test_several_gpu_models_need_an_explicit_baseline(tmp_path):
+    out = run(REGRESSION,
+               path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA H200", "NVIDIA H100 80GB HBM3", "NVIDIA H200")])
+    assert out.returncode == 2
+    assert "several GPU models here (NVIDIA H100 80GB HBM3,NVIDIA H200)" in out.stderr
+
+
+def test_no_gpu_exits_3_before_building():
+    out = run(REGRESSION)  # no nvidia-smi on this PATH
+    assert out.returncode == 3
+    assert "no CUDA GPU here (no NVIDIA driver (nvidia-smi not found))" in out.stderr
+    out = run(SANITIZERS)
+    assert out.returncode == 3
+    assert "the sanitizers need one; nothing was checked" in out.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tools", "memcheck,leakcheck"], "unknown tool 'leakcheck'"),
+    (["--log-dir"], "--log-dir needs a value"),
+    (["--bogus"], "unknown option '--bogus'"),
+])
+def test_sanitizer_usage_errors_exit_2(args, message):
+    out = run(SANITIZERS, *args)
+    assert out.returncode == 2
+    assert message in out.stderr
+
+
+FAKE_CUDA_BENCH = """#!/bin/sh
+# Two devices' results, as cuda_bench --device=0,1 writes them, into --results-dir.
+for a in "$@"; do case $a in --results-dir=*) dir=${a#--results-dir=};; esac; done
+for d in 0 1; do cp "$FIXTURE" "$dir/$STEM$d.json"; done
+exit 1
+"""
+
+
+@pytest.mark.skipif(not (shutil.which("cmake") and shutil.which("ninja")), reason="needs cmake and ninja")
+def test_run_benchmarks_plots_each_file_its_run_wrote_and_keeps_its_exit_code(tmp_path):
+    # A build folder whose "cuda_bench" writes two files; an older file sorts after them by name.
+    build = tmp_path / "build"
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src/CMakeLists.txt").write_text("cmake_minimum_required(VERSION 3.20)\nproject(x NONE)\n")
+    subprocess.run(["cmake", "-S", tmp_path / "src", "-B", build, "-G", "Ninja"], check=True, capture_output=True)
+    (build / "cuda_bench").write_text(FAKE_CUDA_BENCH)
+    (build / "cuda_bench").chmod(0o755)
+    results = tmp_path / "results"
+    results.mkdir()
+    small = json.loads((FIXTURES / "h200_small.json").read_text())  # one family and type: fewer charts
+    small["benchmarks"] = [b for b in small["benchmarks"] if b["name"].startswith("reduce_sum/i32/")]
+    fixture = tmp_path / "run.json"
+    fixture.write_text(json.dumps(small))
+    shutil.copy(fixture, results / "zz-older-run.json")
+    stem = f"nvidia-h100-test-{os.getpid()}-dev"
+    env = {**os.environ, "BUILD_DIR": str(build), "FIXTURE": str(fixture), "STEM": stem}
+    try:
+        out = subprocess.run([str(ROOT / "tools/run-benchmarks"), "--results-dir=results"], cwd=tmp_path,
+                             capture_output=True, text=True, env=env, timeout=300)
+        assert out.returncode == 1, out.stderr  # cuda_bench's
+        assert f"results: results/{stem}0.json" in out.stderr
+        assert f"results: results/{stem}1.json" in out.stderr
+        assert "zz-older-run" not in out.stderr
+        for d in (0, 1):
+            assert any((ROOT / "plots" / f"{stem}{d}").glob("bandwidth_*.png"))
+        assert not (ROOT / "plots" / "zz-older-run").exists()
+    finally:
+        for d in (0, 1):
+            shutil.rmtree(ROOT / "plots" / f"{stem}{d}", ignore_errors=True)
