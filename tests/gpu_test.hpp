@@ -74,7 +74,8 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
   void expect_correct_or_refused_misaligned(const std::vector<std::size_t>& sizes) {
     for (std::size_t offset : {1, 3}) {
       for (Point p : expand(decl(), sizes, Suite::curated)) {
-        p.offset = offset;
+        p.in_offset = {offset, offset};
+        p.out_offset = offset;
         SCOPED_TRACE(benchmark_name(decl(), p) + " offset " + std::to_string(offset));
         try {
           EXPECT_EQ(decl().make_case(p)->verify(stream_), "");

@@ -43,6 +43,15 @@ void validate_axis(const Declaration& d, const char* axis_name, const Axis& axis
 
 }  // namespace
 
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::kernel: return "kernel";
+    case Role::library: return "library";
+    case Role::cpu: return "cpu";
+  }
+  return "?";
+}
+
 Declaration make_declaration(std::string family, std::string type, const VariantSpec& spec,
                              std::function<Work(std::size_t n)> work,
                              std::function<std::unique_ptr<Case>(const Point&)> make_case) {

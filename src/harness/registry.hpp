@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -32,10 +33,17 @@ struct Work {
 struct Point {
   std::size_t n = 0;
   int block = 0;
-  int batch = 0;            // items per thread
-  std::size_t offset = 0;   // tests only: inputs start this many elements past an
-                            // aligned allocation (misaligned pointers); not in names
+  int batch = 0;  // items per thread
+  // Tests only (not in names): input i, and the output array, start this many
+  // elements past an aligned allocation (misaligned pointers).
+  std::array<std::size_t, 2> in_offset{};
+  std::size_t out_offset = 0;
 };
+
+// What a declaration measures: a hand-written kernel, a library call, or the
+// CPU (host memory, host threads).
+enum class Role { kernel, library, cpu };
+const char* to_string(Role role);
 
 // The values one axis takes: `curated` for the default suite, `full` for tuning
 // runs. An axis with no values is not taken by the declaration.
@@ -70,6 +78,11 @@ struct Declaration {
   Axis batch;
   std::size_t min_n = 1;   // sizes outside [min_n, max_n] are not registered
   std::size_t max_n = std::size_t(1) << 40;
+  Role role = Role::kernel;
+  bool host_work = false;     // works on the host inside the timed region
+  bool is_reference = false;  // the reference of its family for its type
+  int inputs = 0;             // input arrays the case reads (Point::in_offset)
+  bool array_output = false;  // the case writes an n-element array (Point::out_offset)
   std::function<Work(std::size_t n)> work;
   std::function<std::unique_ptr<Case>(const Point&)> make_case;
 

@@ -99,35 +99,35 @@ TEST(Declarations, NamesAreUniqueAcrossTheFullGrid) {
 
 TEST(ReduceCheck, IntegersAndExtremaAreExact) {
   const reduce::Reference<int> ref{10, 10.0, 30.0};
-  EXPECT_EQ(reduce::check<reduce::Sum>(ref, 10, 3), "");
-  const std::string msg = reduce::check<reduce::Sum>(ref, 11, 3);
+  EXPECT_EQ(reduce::check<Sum>(ref, 10, 3), "");
+  const std::string msg = reduce::check<Sum>(ref, 11, 3);
   EXPECT_NE(msg.find("expected 10, got 11"), std::string::npos) << msg;
   const reduce::Reference<float> max{2.5f, 2.5, 0};
-  EXPECT_EQ(reduce::check<reduce::Max>(max, 2.5f, 3), "");
-  EXPECT_NE(reduce::check<reduce::Max>(max, std::nextafter(2.5f, 3.0f), 3), "");  // no tolerance for max
+  EXPECT_EQ(reduce::check<Max>(max, 2.5f, 3), "");
+  EXPECT_NE(reduce::check<Max>(max, std::nextafter(2.5f, 3.0f), 3), "");  // no tolerance for max
 }
 
 TEST(ReduceCheck, FloatSumsWithinDocumentedTolerance) {
   // n = 1024: tolerance = 2 * eps * (10 + 1) * sum|x|
   const double abs_sum = 1000.0;
-  const double tol = reduce::float_tolerance(1024, abs_sum);
+  const double tol = float_sum_tolerance(1024, abs_sum);
   EXPECT_NEAR(tol, 2 * 1.1920929e-7 * 11 * abs_sum, 1e-9);
   const reduce::Reference<float> ref{5.0f, 5.0, abs_sum};
-  EXPECT_EQ(reduce::check<reduce::Sum>(ref, 5.0f + 0.5f * static_cast<float>(tol), 1024), "");
-  EXPECT_NE(reduce::check<reduce::Sum>(ref, 5.0f + 2.0f * static_cast<float>(tol), 1024), "");
-  EXPECT_NE(reduce::check<reduce::Sum>(ref, std::nanf(""), 1024), "");
+  EXPECT_EQ(reduce::check<Sum>(ref, 5.0f + 0.5f * static_cast<float>(tol), 1024), "");
+  EXPECT_NE(reduce::check<Sum>(ref, 5.0f + 2.0f * static_cast<float>(tol), 1024), "");
+  EXPECT_NE(reduce::check<Sum>(ref, std::nanf(""), 1024), "");
 }
 
 TEST(ReduceCheck, ReferencesWrapIntegersSumInDoubleAndFindExtrema) {
   const std::vector<int> big(3, 0x7FFFFFFF);
-  const auto r = reduce::compute_reference<reduce::Sum>(big.data(), big.size());
+  const auto r = reduce::compute_reference<Sum>(big.data(), big.size());
   EXPECT_EQ(r.value, static_cast<int>(3u * 0x7FFFFFFFu));  // two's complement wrap, like the GPU
   const std::vector<float> f{1e8f, 1.0f, -1e8f};
-  EXPECT_EQ(reduce::compute_reference<reduce::Sum>(f.data(), f.size()).exact, 1.0);
-  EXPECT_EQ(reduce::compute_reference<reduce::Max>(f.data(), f.size()).value, 1e8f);
-  EXPECT_EQ(reduce::compute_reference<reduce::Min>(f.data(), f.size()).value, -1e8f);
+  EXPECT_EQ(reduce::compute_reference<Sum>(f.data(), f.size()).exact, 1.0);
+  EXPECT_EQ(reduce::compute_reference<Max>(f.data(), f.size()).value, 1e8f);
+  EXPECT_EQ(reduce::compute_reference<Min>(f.data(), f.size()).value, -1e8f);
   const std::vector<__half> h{__float2half(1.5f), __float2half(-0.25f)};
-  EXPECT_EQ(reduce::compute_reference<reduce::Sum>(h.data(), h.size()).value, 1.25f);  // float accumulator
+  EXPECT_EQ(reduce::compute_reference<Sum>(h.data(), h.size()).value, 1.25f);  // float accumulator
 }
 
 }  // namespace

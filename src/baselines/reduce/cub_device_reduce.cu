@@ -10,7 +10,8 @@
 namespace bench::reduce {
 namespace {
 
-struct CubDeviceReduce : VariantBase {
+struct CubDeviceReduce : LibraryVariant {
+  static constexpr bool reference = true;
   template <class Op, class In>
   static cudaError_t call(void* temp, std::size_t& bytes, const In* in, Acc<In>* out, std::size_t n,
                           cudaStream_t stream) {
@@ -26,9 +27,9 @@ struct CubDeviceReduce : VariantBase {
     }
   }
   template <class Op, class In>
-  static std::size_t workspace_bytes(std::size_t n, int, int) {
+  static std::size_t workspace_bytes(const Args<Op, In>& a) {
     std::size_t bytes = 0;
-    BENCH_CUDA_CHECK((call<Op, In>(nullptr, bytes, nullptr, nullptr, n, nullptr)));
+    BENCH_CUDA_CHECK((call<Op, In>(nullptr, bytes, a.in, a.out, a.n, nullptr)));
     return bytes;
   }
   template <class Op, class In>
@@ -40,12 +41,12 @@ struct CubDeviceReduce : VariantBase {
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(CubDeviceReduce, Sum, AllSumTypes, "cub_device_reduce",
-                     "baseline: cub::DeviceReduce::Sum (Reduce with a float accumulator for f16/bf16); temp storage allocated once",
-                     {}, {});
-BENCH_DECLARE_REDUCE(CubDeviceReduce, Max, SumTypes, "cub_device_reduce",
-                     "baseline: cub::DeviceReduce::Max; temp storage allocated once", {}, {});
-BENCH_DECLARE_REDUCE(CubDeviceReduce, Min, SumTypes, "cub_device_reduce",
-                     "baseline: cub::DeviceReduce::Min; temp storage allocated once", {}, {});
+BENCH_DECLARE(ReduceSum, CubDeviceReduce, AllSumTypes, "cub_device_reduce",
+              "baseline: cub::DeviceReduce::Sum (Reduce with a float accumulator for f16/bf16); temp storage allocated once",
+              {}, {});
+BENCH_DECLARE(ReduceMax, CubDeviceReduce, SumTypes, "cub_device_reduce",
+              "baseline: cub::DeviceReduce::Max; temp storage allocated once", {}, {});
+BENCH_DECLARE(ReduceMin, CubDeviceReduce, SumTypes, "cub_device_reduce",
+              "baseline: cub::DeviceReduce::Min; temp storage allocated once", {}, {});
 
 }  // namespace bench::reduce

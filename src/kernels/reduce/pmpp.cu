@@ -62,7 +62,7 @@ struct GridStrideTree : MultiPass<0> {
   }
 };
 
-struct WarpShuffleAtomic : VariantBase {
+struct WarpShuffleAtomic : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
@@ -72,7 +72,7 @@ struct WarpShuffleAtomic : VariantBase {
   }
 };
 
-struct BlockReduceCub : VariantBase {
+struct BlockReduceCub : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
@@ -90,14 +90,14 @@ struct BlockReduceCub : VariantBase {
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(GridStrideTree, Sum, SumTypes, "grid_stride_tree",
-                     "PMPP grid-stride load: about `batch` elements per thread a grid apart, block tree; multi-level",
-                     block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(WarpShuffleAtomic, Sum, SumTypes, "warp_shuffle_atomic",
-                     "PMPP atomic final combine: grid-stride load, shuffle block reduce, one atomicAdd per block",
-                     block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(BlockReduceCub, Sum, SumTypes, "block_reduce_cub",
-                     "library building block: cub::BlockReduce as the block step, `batch` elements per thread, atomicAdd",
-                     Axis{{256}, {128, 256, 512, 1024}}, batch_axis({8}, {1, 4, 8, 16}));
+BENCH_DECLARE(ReduceSum, GridStrideTree, SumTypes, "grid_stride_tree",
+              "PMPP grid-stride load: about `batch` elements per thread a grid apart, block tree; multi-level",
+              block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
+BENCH_DECLARE(ReduceSum, WarpShuffleAtomic, SumTypes, "warp_shuffle_atomic",
+              "PMPP atomic final combine: grid-stride load, shuffle block reduce, one atomicAdd per block",
+              block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
+BENCH_DECLARE(ReduceSum, BlockReduceCub, SumTypes, "block_reduce_cub",
+              "library building block: cub::BlockReduce as the block step, `batch` elements per thread, atomicAdd",
+              Axis{{256}, {128, 256, 512, 1024}}, batch_axis({8}, {1, 4, 8, 16}));
 
 }  // namespace bench::reduce

@@ -84,10 +84,10 @@ __global__ void batched_kernel(const T* __restrict__ in, T* __restrict__ out, st
 
 // Two-pass driver (kernels 0, 1): ceil(n / block) blocks into partials, then one
 // block of the same kernel over the partials.
-struct TwoPass : VariantBase {
+struct TwoPass : KernelVariant {
   template <class Op, class In>
-  static std::size_t workspace_bytes(std::size_t n, int block, int) {
-    return ceil_div(n, block) * sizeof(In);
+  static std::size_t workspace_bytes(const Args<Op, In>& a) {
+    return ceil_div(a.n, a.block) * sizeof(In);
   }
   template <class In, class Kernel>
   static void run(const Args<Sum, In>& a, Kernel kernel, const char* name) {
@@ -110,7 +110,7 @@ struct TwoPassSyncwarp : TwoPass {
   static void launch(const Args<Op, In>& a) { run(a, two_pass_syncwarp_kernel<In>, "two_pass_syncwarp_kernel"); }
 };
 
-struct OnePassAtomic : VariantBase {
+struct OnePassAtomic : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
@@ -122,7 +122,7 @@ struct OnePassAtomic : VariantBase {
 // Batched one-pass variants; Vector ones need a 16-byte aligned input (they
 // refuse others) and a batch that is a whole number of vectors.
 template <bool Vector, BlockStep Step>
-struct Batched : VariantBase {
+struct Batched : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     if (Vector && !aligned16(a.in)) throw Unsupported("16-byte loads need a 16-byte aligned input");
@@ -163,27 +163,27 @@ using BatchedVec16Shfl = Batched<true, BlockStep::shfl>;
 using BatchedReduceAddSync = Batched<false, BlockStep::reduce_add_sync>;
 using BatchedVec16ReduceAddSync = Batched<true, BlockStep::reduce_add_sync>;
 
-BENCH_DECLARE_REDUCE(TwoPassTree, Sum, SumTypes, "two_pass_tree",
-                     "vector-sum kernel 0: grid-stride load, block tree, second pass of one block", block_axis(), {});
-BENCH_DECLARE_REDUCE(TwoPassSyncwarp, Sum, SumTypes, "two_pass_syncwarp",
-                     "vector-sum kernel 1: kernel 0 with the last warp unrolled under __syncwarp", block_axis(), {});
-BENCH_DECLARE_REDUCE(OnePassAtomic, Sum, SumTypes, "one_pass_atomic",
-                     "vector-sum kernel 2: one element per thread, one atomicAdd per block", block_axis(), {});
-BENCH_DECLARE_REDUCE(BatchedAtomic, Sum, SumTypes, "batched_atomic",
-                     "vector-sum kernel 3: `batch` consecutive elements per thread, one atomicAdd per block",
-                     block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16, Sum, SumTypes, "batched_vec16",
-                     "vector-sum kernel 4: kernel 3 with 16-byte int4/float4 loads; refuses a misaligned input",
-                     block_axis(), kVectorBatch);
-BENCH_DECLARE_REDUCE(BatchedShfl, Sum, SumTypes, "batched_shfl",
-                     "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16Shfl, Sum, SumTypes, "batched_vec16_shfl",
-                     "vector-sum, warp intrinsics: kernel 4 with a __shfl_down_sync block reduce; refuses a misaligned input",
-                     block_axis(), kVectorBatch);
-BENCH_DECLARE_REDUCE(BatchedReduceAddSync, Sum, IntOnly, "batched_reduce_add_sync",
-                     "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16ReduceAddSync, Sum, IntOnly, "batched_vec16_reduce_add_sync",
-                     "vector-sum, warp intrinsics: kernel 4 with __reduce_add_sync (int only); refuses a misaligned input",
-                     block_axis(), kVectorBatch);
+BENCH_DECLARE(ReduceSum, TwoPassTree, SumTypes, "two_pass_tree",
+              "vector-sum kernel 0: grid-stride load, block tree, second pass of one block", block_axis(), {});
+BENCH_DECLARE(ReduceSum, TwoPassSyncwarp, SumTypes, "two_pass_syncwarp",
+              "vector-sum kernel 1: kernel 0 with the last warp unrolled under __syncwarp", block_axis(), {});
+BENCH_DECLARE(ReduceSum, OnePassAtomic, SumTypes, "one_pass_atomic",
+              "vector-sum kernel 2: one element per thread, one atomicAdd per block", block_axis(), {});
+BENCH_DECLARE(ReduceSum, BatchedAtomic, SumTypes, "batched_atomic",
+              "vector-sum kernel 3: `batch` consecutive elements per thread, one atomicAdd per block",
+              block_axis(), kBatch);
+BENCH_DECLARE(ReduceSum, BatchedVec16, SumTypes, "batched_vec16",
+              "vector-sum kernel 4: kernel 3 with 16-byte int4/float4 loads; refuses a misaligned input",
+              block_axis(), kVectorBatch);
+BENCH_DECLARE(ReduceSum, BatchedShfl, SumTypes, "batched_shfl",
+              "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(), kBatch);
+BENCH_DECLARE(ReduceSum, BatchedVec16Shfl, SumTypes, "batched_vec16_shfl",
+              "vector-sum, warp intrinsics: kernel 4 with a __shfl_down_sync block reduce; refuses a misaligned input",
+              block_axis(), kVectorBatch);
+BENCH_DECLARE(ReduceSum, BatchedReduceAddSync, IntOnly, "batched_reduce_add_sync",
+              "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(), kBatch);
+BENCH_DECLARE(ReduceSum, BatchedVec16ReduceAddSync, IntOnly, "batched_vec16_reduce_add_sync",
+              "vector-sum, warp intrinsics: kernel 4 with __reduce_add_sync (int only); refuses a misaligned input",
+              block_axis(), kVectorBatch);
 
 }  // namespace bench::reduce
