@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/declarations_json.hpp"
 #include "harness/device.hpp"
 #include "harness/registry.hpp"
 #include "harness/results_file.hpp"
@@ -39,6 +40,7 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
+  --list-variants=json     the same as a JSON array (role, host_work, reference, ...)
 
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
@@ -49,6 +51,7 @@ struct Options {
   bench::CacheMode cache = bench::CacheMode::cold;
   std::string results_dir = CUDABENCH_SOURCE_DIR "/results";
   bool list_variants = false;
+  bool list_variants_json = false;
   std::vector<std::string> passthrough;  // argv for Google Benchmark
 };
 
@@ -108,8 +111,9 @@ Options parse(int argc, char** argv) {
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
-    } else if (a == "--list-variants") {
+    } else if (a == "--list-variants" || a == "--list-variants=json") {
       o.list_variants = true;
+      o.list_variants_json = a == "--list-variants=json";
     } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=") || a == "--help" || a == "-h") {
       o.passthrough.push_back(a);  // Google Benchmark's own
     } else {
@@ -133,7 +137,11 @@ bool flag_true(const std::optional<std::string>& v) {
   return v && *v != "false" && *v != "0" && *v != "no";
 }
 
-void print_variants(const std::vector<bench::Declaration>& decls) {
+void print_variants(const std::vector<bench::Declaration>& decls, bool json) {
+  if (json) {
+    std::printf("%s\n", bench::declarations_json(decls).dump(2).c_str());
+    return;
+  }
   auto axis = [](const bench::Axis& a) {
     if (!a.used()) return std::string("-");
     std::string s;
@@ -167,7 +175,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (opt.list_variants) {
-    print_variants(decls);
+    print_variants(decls, opt.list_variants_json);
     return 0;
   }
 

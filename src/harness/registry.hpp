@@ -106,9 +106,14 @@ Declaration make_declaration(std::string family, std::string type, const Variant
 bool declare(Declaration decl);
 const std::vector<Declaration>& declarations();
 
-// Problems with the registry (duplicate names, bad axis values, missing models),
-// one message each; empty when it is sound.
+// Problems with the registry (duplicate names, bad axis values, missing models,
+// a family without exactly one reference per type, a CPU declaration that does
+// not say it works on the host), one message each; empty when it is sound.
 std::vector<std::string> validate(const std::vector<Declaration>& decls);
+
+// The id of the reference declaration of d's family for d's type: the one
+// with is_reference; "" when the family has none (the ceilings).
+std::string reference_of(const std::vector<Declaration>& decls, const Declaration& d);
 
 // "family/type/variant/N:<n>[/block:<b>][/batch:<k>]": stable, hierarchical,
 // selectable with --benchmark_filter.
@@ -134,7 +139,9 @@ using BenchmarkBody =
     std::function<void(benchmark::State&, const Declaration&, const Point&)>;
 
 // The one registration loop: every declaration x every point becomes a Google
-// Benchmark with manual (GPU event) time. Returns the names registered, in order.
+// Benchmark with manual (GPU event) time, annotated (harness/annotations.hpp)
+// with its "declaration", "role", "host_work" and, where its family has one,
+// "reference". Returns the names registered, in order.
 std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,
                                              const RegistrationOptions& options,
                                              const BenchmarkBody& body);

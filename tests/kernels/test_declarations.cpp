@@ -5,8 +5,10 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <stdexcept>
 
 #include "families/reduce.cuh"
+#include "harness/declarations_json.hpp"
 #include "harness/registry.hpp"
 
 namespace bench {
@@ -53,6 +55,68 @@ TEST(Declarations, OtherReductionsHaveANaiveATunedAndTheLibraries) {
     for (const char* type : {"i32", "f32"})
       for (const char* v : {"sequential_addressing", "vec16_sm_grid", "cub_device_reduce", "thrust_reduce"})
         EXPECT_TRUE(ids.count(std::string(family) + "/" + type + "/" + v)) << family << "/" << type << "/" << v;
+}
+
+const Declaration& find(const std::string& id) {
+  for (const auto& d : declarations())
+    if (d.id() == id) return d;
+  throw std::out_of_range(id);
+}
+
+TEST(Declarations, EveryFamilyButTheCeilingsIsComparedWithALibraryReference) {
+  for (const auto& d : declarations()) {
+    const std::string ref = reference_of(declarations(), d);
+    if (d.family == "ceiling") {
+      EXPECT_EQ(ref, "") << d.id();
+      continue;
+    }
+    ASSERT_NE(ref, "") << d.id();
+    EXPECT_EQ(find(ref).role, Role::library) << d.id() << " -> " << ref;
+  }
+  // The yardsticks the charts and tables compare with.
+  for (const char* id : {"reduce_sum/i32/cub_device_reduce", "reduce_sum/bf16/cub_device_reduce",
+                         "reduce_max/f32/cub_device_reduce", "reduce_min/i32/cub_device_reduce",
+                         "reduce_argmax/f32/cub_device_reduce", "dot/f32/cub_device_reduce",
+                         "vector_add/f16/cub_device_transform"})
+    EXPECT_TRUE(find(id).is_reference) << id;
+}
+
+TEST(Declarations, RolesAndHostWorkAreDeclared) {
+  // Calls that allocate and return their result to the host on every call, and
+  // the CPU reference, work on the host inside the timed region; nothing else does.
+  const std::set<std::string> host_work{"thrust_reduce", "thrust_max_element", "thrust_inner_product", "cpu_threads"};
+  for (const auto& d : declarations()) {
+    if (d.family == "ceiling" || d.family == "scan") continue;
+    EXPECT_EQ(d.host_work, host_work.count(d.variant) == 1) << d.id();
+  }
+  EXPECT_EQ(find("vector_add/f32/cpu_threads").role, Role::cpu);
+  EXPECT_EQ(find("vector_add/f32/thrust_transform").role, Role::library);
+  EXPECT_EQ(find("reduce_sum/i32/block_reduce_cub").role, Role::kernel);  // a hand-written kernel using cub::BlockReduce
+  EXPECT_EQ(find("ceiling/f32/copy_memcpy").role, Role::library);
+  EXPECT_EQ(find("ceiling/f32/read_vec16").role, Role::kernel);
+}
+
+TEST(Declarations, JsonListingCarriesEveryDeclarationWithItsRoleAndReference) {
+  const auto j = declarations_json(declarations());
+  ASSERT_EQ(j.size(), declarations().size());
+  for (const auto& o : j)
+    for (const char* key : {"declaration", "family", "type", "variant", "role", "host_work", "description", "block", "batch"})
+      EXPECT_TRUE(o.contains(key)) << o.dump() << " lacks " << key;
+  auto entry = [&j](const std::string& id) {
+    for (const auto& o : j)
+      if (o["declaration"] == id) return o;
+    return nlohmann::json();
+  };
+  const auto tuned = entry("reduce_sum/i32/vec16_sm_grid");
+  EXPECT_EQ(tuned["family"], "reduce_sum");
+  EXPECT_EQ(tuned["role"], "kernel");
+  EXPECT_EQ(tuned["host_work"], false);
+  EXPECT_EQ(tuned["reference"], "reduce_sum/i32/cub_device_reduce");
+  EXPECT_EQ(tuned["block"]["curated"], nlohmann::json::array({256}));
+  EXPECT_EQ(tuned["block"]["full"], nlohmann::json::array({64, 128, 256, 512, 1024}));
+  EXPECT_TRUE(tuned["batch"].is_null());
+  EXPECT_EQ(entry("reduce_sum/f32/thrust_reduce")["host_work"], true);
+  EXPECT_FALSE(entry("ceiling/f32/fma").contains("reference"));
 }
 
 TEST(Declarations, CeilingsComeFirstInTheSuite) {
