@@ -1,7 +1,6 @@
-// The block and batch axes variants declare. Block-level kernels take the
+// The block and batch axes variants declare. Most block-level kernels take the
 // block size at run time; a value a kernel is compiled for (a template
-// parameter) is written once, as a Compiled list that feeds both the declared
-// Axis and the dispatch to the instantiation.
+// parameter) is written once, as a Compiled list.
 #pragma once
 
 #include <string>
@@ -25,12 +24,30 @@ inline Axis batch_axis(std::vector<int> curated, std::vector<int> full) {
   return Axis{std::move(curated), std::move(full)};
 }
 
-// Calls f(std::integral_constant<int, B>{}) for the compiled B == value:
-// block sizes and items per thread as template parameters unroll their loops.
-template <int... Bs, typename F>
-void dispatch(int value, const char* what, F&& f) {
-  const bool found = ((value == Bs ? (f(std::integral_constant<int, Bs>{}), true) : false) || ...);
-  if (!found) throw Unsupported(std::string(what) + " " + std::to_string(value) + " is not compiled for this variant");
+// A compile-time axis: the values a kernel template is instantiated for (block
+// sizes, items per thread), written once. The list feeds both the declared
+// Axis (axis<List, curated...>()) and the dispatch to the instantiation, so a
+// declared value that cannot launch cannot be written.
+template <int... Vs>
+struct Compiled {
+  static constexpr bool contains(int v) { return ((v == Vs) || ...); }
+  static std::vector<int> values() { return {Vs...}; }
+  // Calls f(std::integral_constant<int, V>{}) for the V == value; a value not
+  // in the list (only a caller outside the registry can pass one) is refused.
+  template <class F>
+  static void dispatch(int value, const char* what, F&& f) {
+    const bool found = ((value == Vs ? (f(std::integral_constant<int, Vs>{}), true) : false) || ...);
+    if (!found) throw Unsupported(std::string(what) + " " + std::to_string(value) + " is not compiled for this variant");
+  }
+};
+
+// The declared axis of a compiled list: every value of it in the full suite,
+// Curated... in the default suite (checked at compile time to be in the list).
+template <class List, int... Curated>
+Axis axis() {
+  static_assert(sizeof...(Curated) > 0, "the default suite needs a curated value");
+  static_assert((List::contains(Curated) && ...), "a curated value must be one the kernel is compiled for");
+  return Axis{{Curated...}, List::values()};
 }
 
 }  // namespace bench

@@ -183,9 +183,10 @@ BENCH_MULTI_PASS_VARIANT(LastWarpShfl, 2, last_warp_shfl_kernel);
 #undef BENCH_MULTI_PASS_VARIANT
 
 struct CompleteUnroll : MultiPass<2> {
+  using Blocks = Compiled<64, 128, 256, 512, 1024>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<64, 128, 256, 512, 1024>(a.block, "block", [&](auto b) {
+    Blocks::dispatch(a.block, "block", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, complete_unroll_kernel<Op, In, B>, complete_unroll_kernel<Op, Acc<In>, B>, "complete_unroll_kernel");
     });
@@ -193,9 +194,10 @@ struct CompleteUnroll : MultiPass<2> {
 };
 
 struct MultiPerThread : MultiPass<0> {
+  using Batches = Compiled<2, 4, 8, 16, 32>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<2, 4, 8, 16, 32>(a.batch, "batch", [&](auto b) {
+    Batches::dispatch(a.batch, "batch", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, multi_per_thread_kernel<Op, In, B>, multi_per_thread_kernel<Op, Acc<In>, B>, "multi_per_thread_kernel");
     });
@@ -203,9 +205,10 @@ struct MultiPerThread : MultiPass<0> {
 };
 
 struct WarpShuffleBlock : MultiPass<0> {
+  using Batches = Compiled<1, 2, 4, 8, 16, 32>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<1, 2, 4, 8, 16, 32>(a.batch, "batch", [&](auto b) {
+    Batches::dispatch(a.batch, "batch", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, warp_shuffle_block_kernel<Op, In, B>, warp_shuffle_block_kernel<Op, Acc<In>, B>,
           "warp_shuffle_block_kernel");
@@ -258,13 +261,14 @@ BENCH_DECLARE(ReduceSum, LastWarpSyncwarp, SumTypes, "last_warp_syncwarp",
 BENCH_DECLARE(ReduceSum, LastWarpShfl, SumTypes, "last_warp_shfl",
               "Harris v4.2: last warp by __shfl_down_sync; multi-pass", block_axis(), {});
 BENCH_DECLARE(ReduceSum, CompleteUnroll, SumTypes, "complete_unroll",
-              "Harris v5 / PMPP complete unroll: block size as a template parameter; multi-pass", block_axis(), {});
+              "Harris v5 / PMPP complete unroll: block size as a template parameter; multi-pass",
+              axis<CompleteUnroll::Blocks, 256>(), {});
 BENCH_DECLARE(ReduceSum, MultiPerThread, SumTypes, "multi_per_thread",
               "Harris v6: `batch` block-strided elements per thread, grid shrunk to match; multi-pass",
-              block_axis(), batch_axis({8}, {2, 4, 8, 16, 32}));
+              block_axis(), axis<MultiPerThread::Batches, 8>());
 BENCH_DECLARE(ReduceSum, WarpShuffleBlock, SumTypes, "warp_shuffle_block",
               "Harris v7 / PMPP warp shuffle + multi-level: two-level shuffle block reduce, one __syncthreads",
-              block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
+              block_axis(), axis<WarpShuffleBlock::Batches, 8>());
 BENCH_DECLARE(ReduceSum, Vec16SmGrid, AllSumTypes, "vec16_sm_grid",
               "Harris v8: 16-byte loads, grid = SMs x resident blocks, shuffle block reduce; any alignment (head/tail scalar)",
               block_axis(), {});

@@ -73,12 +73,14 @@ struct WarpShuffleAtomic : KernelVariant {
 };
 
 struct BlockReduceCub : KernelVariant {
+  using Blocks = Compiled<128, 256, 512, 1024>;
+  using Batches = Compiled<1, 4, 8, 16>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
-    dispatch<128, 256, 512, 1024>(a.block, "block", [&](auto bl) {
+    Blocks::dispatch(a.block, "block", [&](auto bl) {
       constexpr int Block = decltype(bl)::value;
-      dispatch<1, 4, 8, 16>(a.batch, "batch", [&](auto ba) {
+      Batches::dispatch(a.batch, "batch", [&](auto ba) {
         constexpr int Batch = decltype(ba)::value;
         block_reduce_cub_kernel<In, Block, Batch>
             <<<grid_for(a.n, std::size_t(Block) * Batch), Block, 0, a.stream>>>(a.in, a.out, a.n);
@@ -98,6 +100,6 @@ BENCH_DECLARE(ReduceSum, WarpShuffleAtomic, SumTypes, "warp_shuffle_atomic",
               block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
 BENCH_DECLARE(ReduceSum, BlockReduceCub, SumTypes, "block_reduce_cub",
               "library building block: cub::BlockReduce as the block step, `batch` elements per thread, atomicAdd",
-              Axis{{256}, {128, 256, 512, 1024}}, batch_axis({8}, {1, 4, 8, 16}));
+              axis<BlockReduceCub::Blocks, 256>(), axis<BlockReduceCub::Batches, 8>());
 
 }  // namespace bench::reduce

@@ -123,23 +123,20 @@ struct OnePassAtomic : KernelVariant {
 // refuse others) and a batch that is a whole number of vectors.
 template <bool Vector, BlockStep Step>
 struct Batched : KernelVariant {
+  using Batches = std::conditional_t<Vector, Compiled<4, 8, 16, 32, 64>, Compiled<1, 2, 4, 8, 16, 32, 64>>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     if (Vector && !aligned16(a.in)) throw Unsupported("16-byte loads need a 16-byte aligned input");
     auto go = [&](auto b) {
       constexpr int B = decltype(b)::value;
-      if constexpr (!Vector || B % 4 == 0) {
-        const std::size_t smem = Step == BlockStep::tree_syncwarp ? a.block * sizeof(In) : 0;
-        batched_kernel<In, B, Vector, Step>
-            <<<grid_for(a.n, std::size_t(a.block) * B), a.block, smem, a.stream>>>(a.in, a.out, a.n);
-        BENCH_CHECK_LAUNCH("batched_kernel");
-      } else {
-        throw Unsupported("batch must be a multiple of 4 for 16-byte loads");
-      }
+      const std::size_t smem = Step == BlockStep::tree_syncwarp ? a.block * sizeof(In) : 0;
+      batched_kernel<In, B, Vector, Step>
+          <<<grid_for(a.n, std::size_t(a.block) * B), a.block, smem, a.stream>>>(a.in, a.out, a.n);
+      BENCH_CHECK_LAUNCH("batched_kernel");
     };
     for (int r = 0; r < kRepeats; ++r) {
       zero_result(a);
-      dispatch<1, 2, 4, 8, 16, 32, 64>(a.batch, "batch", go);
+      Batches::dispatch(a.batch, "batch", go);
     }
   }
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
@@ -150,9 +147,6 @@ struct Batched : KernelVariant {
   static constexpr int kRepeats = 1;
 #endif
 };
-
-const Axis kBatch{{16}, {1, 2, 4, 8, 16, 32, 64}};
-const Axis kVectorBatch{{16}, {4, 8, 16, 32, 64}};
 
 }  // namespace
 
@@ -171,19 +165,21 @@ BENCH_DECLARE(ReduceSum, OnePassAtomic, SumTypes, "one_pass_atomic",
               "vector-sum kernel 2: one element per thread, one atomicAdd per block", block_axis(), {});
 BENCH_DECLARE(ReduceSum, BatchedAtomic, SumTypes, "batched_atomic",
               "vector-sum kernel 3: `batch` consecutive elements per thread, one atomicAdd per block",
-              block_axis(), kBatch);
+              block_axis(), axis<BatchedAtomic::Batches, 16>());
 BENCH_DECLARE(ReduceSum, BatchedVec16, SumTypes, "batched_vec16",
               "vector-sum kernel 4: kernel 3 with 16-byte int4/float4 loads; refuses a misaligned input",
-              block_axis(), kVectorBatch);
+              block_axis(), axis<BatchedVec16::Batches, 16>());
 BENCH_DECLARE(ReduceSum, BatchedShfl, SumTypes, "batched_shfl",
-              "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(), kBatch);
+              "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(),
+              axis<BatchedShfl::Batches, 16>());
 BENCH_DECLARE(ReduceSum, BatchedVec16Shfl, SumTypes, "batched_vec16_shfl",
               "vector-sum, warp intrinsics: kernel 4 with a __shfl_down_sync block reduce; refuses a misaligned input",
-              block_axis(), kVectorBatch);
+              block_axis(), axis<BatchedVec16Shfl::Batches, 16>());
 BENCH_DECLARE(ReduceSum, BatchedReduceAddSync, IntOnly, "batched_reduce_add_sync",
-              "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(), kBatch);
+              "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(),
+              axis<BatchedReduceAddSync::Batches, 16>());
 BENCH_DECLARE(ReduceSum, BatchedVec16ReduceAddSync, IntOnly, "batched_vec16_reduce_add_sync",
               "vector-sum, warp intrinsics: kernel 4 with __reduce_add_sync (int only); refuses a misaligned input",
-              block_axis(), kVectorBatch);
+              block_axis(), axis<BatchedVec16ReduceAddSync::Batches, 16>());
 
 }  // namespace bench::reduce

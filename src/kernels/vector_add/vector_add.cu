@@ -91,6 +91,8 @@ __global__ void vector_add_kernel(const T* __restrict__ a, const T* __restrict__
   if (g < n - s.tail) out[s.tail + g] = add1(a[s.tail + g], b[s.tail + g]);
 }
 
+using UnitsPerThread = Compiled<1, 2, 4, 8>;
+
 template <Unit U>
 struct Kernel : KernelVariant {
   template <class T>
@@ -101,7 +103,7 @@ struct Kernel : KernelVariant {
       throw Unsupported("a, b and out must share their " + std::to_string(R) + "-byte alignment");
     const AlignedSplit<T, W, R> split(a.out, a.n);
     if (a.batch % W != 0) throw Unsupported("batch must be a multiple of " + std::to_string(W));
-    dispatch<1, 2, 4, 8>(a.batch / W, "units per thread", [&](auto u) {
+    UnitsPerThread::dispatch(a.batch / W, "units per thread", [&](auto u) {
       constexpr int Units = decltype(u)::value;
       const unsigned grid = grid_for(std::max<std::size_t>(split.units, 1), std::size_t(a.block) * Units);
       vector_add_kernel<T, U, Units><<<grid, a.block, 0, a.stream>>>(a.a, a.b, a.out, a.n, split);
@@ -110,7 +112,13 @@ struct Kernel : KernelVariant {
   }
 };
 
-Axis batches(int w) { return Axis{{w}, {w, 2 * w, 4 * w, 8 * w}}; }
+// batch = elements per thread = w (one unit's elements) x each compiled units
+// count; one unit per thread in the default suite.
+template <int... Us>
+Axis batches_of(Compiled<Us...>, int w) {
+  return Axis{{w}, {w * Us...}};
+}
+Axis batches(int w) { return batches_of(UnitsPerThread{}, w); }
 
 }  // namespace
 
