@@ -130,16 +130,21 @@ using X8Pack = Kernel<Unit::pack128>;
 using F32 = Types<float>;
 
 BENCH_DECLARE(VectorAdd, Elem, AddTypes, "elem",
-              "write-up f32 / f16 / bf16: one element per unit (__hadd for 16-bit types)",
-              block_axis(), batches(1));
-BENCH_DECLARE(VectorAdd, X4, F32, "x4", "write-up f32x4: float4 loads and stores (16 bytes)", block_axis(),
-              batches(4));
-BENCH_DECLARE(VectorAdd, X2, HalfTypes, "x2", "write-up f16x2 / bf16x2: half2 / bfloat162 with __hadd2 (4-byte loads)",
+              "write-up f32 / f16 / bf16: one element per unit (__hadd for 16-bit types)", block_axis(), batches(1));
+BENCH_DECLARE(VectorAdd, X4, F32, "x4",
+              "write-up f32x4: float4 loads and stores (16 bytes); refuses a, b and out of different alignments",
+              block_axis(), batches(4));
+BENCH_DECLARE(VectorAdd, X2, HalfTypes, "x2",
+              "write-up f16x2 / bf16x2: half2 / bfloat162 with __hadd2 (4-byte loads); refuses a, b and out of "
+              "different alignments",
               block_axis(), batches(2));
-BENCH_DECLARE(VectorAdd, X8, HalfTypes, "x8", "write-up f16x8 / bf16x8: four half2 per unit (four 4-byte loads per operand)",
+BENCH_DECLARE(VectorAdd, X8, HalfTypes, "x8",
+              "write-up f16x8 / bf16x8: four half2 per unit (four 4-byte loads per operand); refuses a, b and out of "
+              "different alignments",
               block_axis(), batches(8));
 BENCH_DECLARE(VectorAdd, X8Pack, HalfTypes, "x8_pack",
-              "write-up f16x8_pack / bf16x8_pack: one 128-bit load of a, one of b, one 128-bit store",
+              "write-up f16x8_pack / bf16x8_pack: one 128-bit load of a, one of b, one 128-bit store; refuses a, b "
+              "and out of different alignments",
               block_axis(), batches(8));
 
 }  // namespace bench::vector_add
