@@ -142,16 +142,24 @@ TEST(Declarations, ReductionBytesModelReadsInputOnceWritesOneResult) {
   }
 }
 
-TEST(Declarations, DefaultSuiteIsCurated) {
-  // The default suite is what finishes in minutes; the full grid is larger.
+TEST(Declarations, DefaultSuiteFitsTenMinutesOnTheH200) {
+  // What the default suite must do: finish in under 10 minutes on the H200
+  // (tools/run-benchmarks; the README states its measured wall time, which is
+  // the real check after every change of the suite's mix). This guard uses the
+  // rate measured so far, 2138 benchmarks in 6 min 5 s with the build included
+  // (README), so at most 365 / 2138 s per benchmark: a suite that would pass 10
+  // minutes at that rate fails here, before anyone waits for it on a GPU.
+  constexpr double kMeasuredSecondsPerBenchmark = 365.0 / 2138;
   std::size_t curated = 0, full = 0;
   const auto sizes = pow2_sizes(10, 30);
   for (const auto& d : declarations()) {
     curated += expand(d, sizes, Suite::curated).size();
     full += expand(d, sizes, Suite::full).size();
   }
-  EXPECT_LT(curated, full);
-  EXPECT_LE(curated, 2300u) << "default suite grew: check it still finishes in 10 minutes on the H200";
+  EXPECT_LT(curated, full);  // the full grid is the tuning run, not the default
+  EXPECT_LT(curated * kMeasuredSecondsPerBenchmark, 600.0)
+      << curated << " benchmarks: about " << curated * kMeasuredSecondsPerBenchmark / 60
+      << " min at the measured rate; trim the curated values or the sizes";
 }
 
 TEST(Declarations, NamesAreUniqueAcrossTheFullGrid) {
