@@ -72,6 +72,24 @@ struct CpuVariant : KernelVariant {
   static constexpr bool host_work = true;
 };
 
+// A library call with CUB's two-phase temporary storage, V::call(temp, bytes,
+// args): sized once outside the timed region (as a careful user does), then
+// called on that storage, so its time is the algorithm alone.
+template <class V>
+struct TwoPhaseLibrary : LibraryVariant {
+  template <class A>
+  static std::size_t workspace_bytes(const A& a) {
+    std::size_t bytes = 0;
+    BENCH_CUDA_CHECK(V::call(nullptr, bytes, a));
+    return bytes;
+  }
+  template <class A>
+  static void launch(const A& a) {
+    std::size_t bytes = a.workspace_size;
+    BENCH_CUDA_CHECK(V::call(a.workspace, bytes, a));
+  }
+};
+
 // ---- what a variant receives ---------------------------------------------------
 template <class T, int Count> struct Inputs;
 template <class T> struct Inputs<T, 1> { const T* in = nullptr; };
@@ -122,7 +140,7 @@ Args<F, T> args_for(const Point& p, bool host) {
   return a;
 }
 
-// ---- the scalar-result case -----------------------------------------------------
+// ---- the cases -------------------------------------------------------------------
 // The reference for the shared inputs at p, computed once per (n, offsets).
 template <class F, class T>
 const auto& cached_reference(const Point& p) {
@@ -136,107 +154,110 @@ const auto& cached_reference(const Point& p) {
   return it->second;
 }
 
+// What both shapes share: the variant's Args for the point (inputs bound, out
+// set by the shape), its workspace, its launch.
 template <class F, class T, class V>
-class ScalarCase final : public Case {
+class VariantCase : public Case {
+ public:
+  void launch(cudaStream_t stream) override {
+    args_.stream = stream;
+    V::launch(args_);
+  }
+  bool host_work() const override { return V::host_work; }
+
+ protected:
+  VariantCase(const Point& p, bool host_inputs) : point_(p), args_(args_for<F, T>(p, host_inputs)) {}
+  // After out is set: the variant sizes its workspace from its Args.
+  void allocate_workspace() {
+    workspace_ = DeviceBuffer<unsigned char>(V::workspace_bytes(args_));
+    args_.workspace = workspace_.get();
+    args_.workspace_size = workspace_.size();
+  }
+  Point point_;
+  Args<F, T> args_;
+
+ private:
+  DeviceBuffer<unsigned char> workspace_;
+};
+
+template <class F, class T, class V>
+class ScalarCase final : public VariantCase<F, T, V> {
   using R = typename F::template Out<T>;
   static constexpr bool kHostInputs = V::role == Role::cpu;
   static constexpr bool kHostResult = kHostInputs || V::host_work;
 
  public:
-  explicit ScalarCase(const Point& p) : point_(p), args_(args_for<F, T>(p, kHostInputs)) {
+  explicit ScalarCase(const Point& p) : VariantCase<F, T, V>(p, kHostInputs) {
     if constexpr (kHostResult) {
-      args_.out = &host_out_;
+      this->args_.out = &host_out_;
     } else {
       out_ = DeviceBuffer<R>(1);
-      args_.out = out_.get();
+      this->args_.out = out_.get();
     }
-    workspace_ = DeviceBuffer<unsigned char>(V::workspace_bytes(args_));
-    args_.workspace = workspace_.get();
-    args_.workspace_size = workspace_.size();
+    this->allocate_workspace();
   }
-
-  void launch(cudaStream_t stream) override {
-    args_.stream = stream;
-    V::launch(args_);
-  }
-
-  bool host_work() const override { return V::host_work; }
 
   // One run with the result poisoned, so an unwritten result cannot pass.
   std::string verify(cudaStream_t stream) override {
     std::memset(static_cast<void*>(&host_out_), 0xA5, sizeof(R));
     if constexpr (!kHostResult) BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, sizeof(R), stream));
-    launch(stream);
+    this->launch(stream);
     BENCH_CHECK_LAUNCH("variant");
     R got = host_out_;
     if constexpr (!kHostResult)
       BENCH_CUDA_CHECK(cudaMemcpyAsync(&got, out_.get(), sizeof(R), cudaMemcpyDeviceToHost, stream));
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-    return F::template check<T>(cached_reference<F, T>(point_), got, point_.n);
+    return F::template check<T>(cached_reference<F, T>(this->point_), got, this->point_.n);
   }
 
  private:
-  Point point_;
-  Args<F, T> args_;
   R host_out_{};
   DeviceBuffer<R> out_;
-  DeviceBuffer<unsigned char> workspace_;
 };
 
 // ---- the array-result case ------------------------------------------------------
 template <class F, class T, class V>
-class ArrayCase final : public Case {
+class ArrayCase final : public VariantCase<F, T, V> {
   using O = typename F::template Out<T>;
   static constexpr bool kHost = V::role == Role::cpu;
 
  public:
-  explicit ArrayCase(const Point& p) : point_(p), args_(args_for<F, T>(p, kHost)) {
+  explicit ArrayCase(const Point& p) : VariantCase<F, T, V>(p, kHost) {
     if constexpr (kHost) {
       host_out_.resize(p.n + p.out_offset);
-      args_.out = host_out_.data() + p.out_offset;
+      this->args_.out = host_out_.data() + p.out_offset;
     } else {
       out_ = DeviceBuffer<O>(p.n + p.out_offset);
-      args_.out = out_.get() + p.out_offset;
+      this->args_.out = out_.get() + p.out_offset;
     }
-    workspace_ = DeviceBuffer<unsigned char>(V::workspace_bytes(args_));
-    args_.workspace = workspace_.get();
-    args_.workspace_size = workspace_.size();
+    this->allocate_workspace();
   }
-
-  void launch(cudaStream_t stream) override {
-    args_.stream = stream;
-    V::launch(args_);
-  }
-
-  bool host_work() const override { return V::host_work; }
 
   // One run over a poisoned output, then every element checked. The poison is
   // NaN for floating types and 0xA5A5A5A5 for integers: no sum of this data
   // comes near it.
   std::string verify(cudaStream_t stream) override {
     constexpr int poison = std::is_integral_v<O> ? 0xA5 : 0xFF;
-    const std::size_t bytes = point_.n * sizeof(O);
-    std::vector<O> got(point_.n);
+    const std::size_t n = this->point_.n, bytes = n * sizeof(O);
+    O* out = this->args_.out;
+    std::vector<O> got(n);
     if constexpr (kHost) {
-      std::memset(static_cast<void*>(args_.out), poison, bytes);
-      launch(stream);
-      std::memcpy(static_cast<void*>(got.data()), args_.out, bytes);
+      std::memset(static_cast<void*>(out), poison, bytes);
+      this->launch(stream);
+      std::memcpy(static_cast<void*>(got.data()), out, bytes);
     } else {
-      BENCH_CUDA_CHECK(cudaMemsetAsync(args_.out, poison, bytes, stream));
-      launch(stream);
+      BENCH_CUDA_CHECK(cudaMemsetAsync(out, poison, bytes, stream));
+      this->launch(stream);
       BENCH_CHECK_LAUNCH("variant");
-      BENCH_CUDA_CHECK(cudaMemcpyAsync(got.data(), args_.out, bytes, cudaMemcpyDeviceToHost, stream));
+      BENCH_CUDA_CHECK(cudaMemcpyAsync(got.data(), out, bytes, cudaMemcpyDeviceToHost, stream));
       BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
     }
-    return F::template check<T>(bind_inputs<T, F::inputs>(point_, true), got.data(), point_.n);
+    return F::template check<T>(bind_inputs<T, F::inputs>(this->point_, true), got.data(), n);
   }
 
  private:
-  Point point_;
-  Args<F, T> args_;
   std::vector<O> host_out_;
   DeviceBuffer<O> out_;
-  DeviceBuffer<unsigned char> workspace_;
 };
 
 // ---- shapes -----------------------------------------------------------------------

@@ -20,21 +20,12 @@ struct Product {
   __device__ float operator()(std::int64_t i) const { return a[i] * b[i]; }
 };
 
-struct CubTransformReduce : LibraryVariant {
+struct CubTransformReduce : TwoPhaseLibrary<CubTransformReduce> {
   static constexpr bool reference = true;
   static cudaError_t call(void* temp, std::size_t& bytes, const Args& a) {
     return cub::DeviceReduce::TransformReduce(temp, bytes, thrust::counting_iterator<std::int64_t>(0), a.out,
                                               static_cast<std::int64_t>(a.n), ::cuda::std::plus<float>{},
                                               Product{a.a, a.b}, 0.0f, a.stream);
-  }
-  static std::size_t workspace_bytes(const Args& a) {
-    std::size_t bytes = 0;
-    BENCH_CUDA_CHECK(call(nullptr, bytes, a));
-    return bytes;
-  }
-  static void launch(const Args& a) {
-    std::size_t bytes = a.workspace_size;
-    BENCH_CUDA_CHECK(call(a.workspace, bytes, a));
   }
 };
 

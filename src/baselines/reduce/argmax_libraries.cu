@@ -12,23 +12,12 @@
 namespace bench::argmax {
 namespace {
 
-struct CubArgMax : LibraryVariant {
+struct CubArgMax : TwoPhaseLibrary<CubArgMax> {
   static constexpr bool reference = true;
   template <class T>
   static cudaError_t call(void* temp, std::size_t& bytes, const Args<T>& a) {
     return cub::DeviceReduce::ArgMax(temp, bytes, a.in, &a.out->value, &a.out->index, static_cast<std::int64_t>(a.n),
                                      a.stream);
-  }
-  template <class T>
-  static std::size_t workspace_bytes(const Args<T>& a) {
-    std::size_t bytes = 0;
-    BENCH_CUDA_CHECK(call<T>(nullptr, bytes, a));
-    return bytes;
-  }
-  template <class T>
-  static void launch(const Args<T>& a) {
-    std::size_t bytes = a.workspace_size;
-    BENCH_CUDA_CHECK(call<T>(a.workspace, bytes, a));
   }
 };
 

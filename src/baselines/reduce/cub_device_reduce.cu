@@ -10,32 +10,20 @@
 namespace bench::reduce {
 namespace {
 
-struct CubDeviceReduce : LibraryVariant {
+struct CubDeviceReduce : TwoPhaseLibrary<CubDeviceReduce> {
   static constexpr bool reference = true;
   template <class Op, class In>
-  static cudaError_t call(void* temp, std::size_t& bytes, const In* in, Acc<In>* out, std::size_t n,
-                          cudaStream_t stream) {
-    const auto count = static_cast<std::int64_t>(n);
+  static cudaError_t call(void* temp, std::size_t& bytes, const Args<Op, In>& a) {
+    const auto count = static_cast<std::int64_t>(a.n);
     if constexpr (std::is_same_v<Op, Max>) {
-      return cub::DeviceReduce::Max(temp, bytes, in, out, count, stream);
+      return cub::DeviceReduce::Max(temp, bytes, a.in, a.out, count, a.stream);
     } else if constexpr (std::is_same_v<Op, Min>) {
-      return cub::DeviceReduce::Min(temp, bytes, in, out, count, stream);
+      return cub::DeviceReduce::Min(temp, bytes, a.in, a.out, count, a.stream);
     } else if constexpr (std::is_same_v<In, Acc<In>>) {
-      return cub::DeviceReduce::Sum(temp, bytes, in, out, count, stream);
+      return cub::DeviceReduce::Sum(temp, bytes, a.in, a.out, count, a.stream);
     } else {  // half / bfloat16 in, float accumulator and result
-      return cub::DeviceReduce::Reduce(temp, bytes, in, out, count, ::cuda::std::plus<float>{}, 0.0f, stream);
+      return cub::DeviceReduce::Reduce(temp, bytes, a.in, a.out, count, ::cuda::std::plus<float>{}, 0.0f, a.stream);
     }
-  }
-  template <class Op, class In>
-  static std::size_t workspace_bytes(const Args<Op, In>& a) {
-    std::size_t bytes = 0;
-    BENCH_CUDA_CHECK((call<Op, In>(nullptr, bytes, a.in, a.out, a.n, nullptr)));
-    return bytes;
-  }
-  template <class Op, class In>
-  static void launch(const Args<Op, In>& a) {
-    std::size_t bytes = a.workspace_size;
-    BENCH_CUDA_CHECK((call<Op, In>(a.workspace, bytes, a.in, a.out, a.n, a.stream)));
   }
 };
 

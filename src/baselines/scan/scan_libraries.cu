@@ -14,22 +14,11 @@
 namespace bench::scan {
 namespace {
 
-struct CubDeviceScan : LibraryVariant {
+struct CubDeviceScan : TwoPhaseLibrary<CubDeviceScan> {
   static constexpr bool reference = true;
   template <class T>
   static cudaError_t call(void* temp, std::size_t& bytes, const Args<T>& a) {
     return cub::DeviceScan::InclusiveSum(temp, bytes, a.in, a.out, static_cast<std::int64_t>(a.n), a.stream);
-  }
-  template <class T>
-  static std::size_t workspace_bytes(const Args<T>& a) {
-    std::size_t bytes = 0;
-    BENCH_CUDA_CHECK(call<T>(nullptr, bytes, a));
-    return bytes;
-  }
-  template <class T>
-  static void launch(const Args<T>& a) {
-    std::size_t bytes = a.workspace_size;
-    BENCH_CUDA_CHECK(call<T>(a.workspace, bytes, a));
   }
 };
 

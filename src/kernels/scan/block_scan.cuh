@@ -9,7 +9,22 @@
 
 #include <cstddef>
 
+#include "common/axes.hpp"
+#include "families/contract.cuh"
+
 namespace bench::scan {
+
+// The tile shapes both scans are compiled for: a tile is block x batch
+// (items per thread) elements.
+struct TiledScan : KernelVariant {
+  using Blocks = Compiled<128, 256, 512>;
+  using Batches = Compiled<4, 8, 16>;
+  // Calls f(block, items), both std::integral_constant, for a.block and a.batch.
+  template <class A, class F>
+  static void dispatch_tile(const A& a, F&& f) {
+    Blocks::dispatch(a.block, "block", [&](auto b) { Batches::dispatch(a.batch, "batch", [&](auto k) { f(b, k); }); });
+  }
+};
 
 // Exclusive scan of one value per thread across the block, in thread order:
 // returns the sum of the values of the threads before this one, and the

@@ -8,6 +8,8 @@
 // read once and the output written once: 2N of traffic.
 #include <cuda/atomic>
 
+#include <algorithm>
+
 #include "common/axes.hpp"
 #include "common/launch.cuh"
 #include "families/scan.cuh"
@@ -112,10 +114,7 @@ __global__ void __launch_bounds__(Block) decoupled_lookback_kernel(const T* __re
   Tile::store(out + base, valid, x, prefix, s);
 }
 
-struct DecoupledLookback : KernelVariant {
-  using Blocks = Compiled<128, 256, 512>;
-  using Batches = Compiled<4, 8, 16>;  // items per thread: a tile is block x batch elements
-
+struct DecoupledLookback : TiledScan {
   // The tile counter and one status per tile.
   template <class T>
   static std::size_t workspace_bytes(const Args<T>& a) {
@@ -124,20 +123,18 @@ struct DecoupledLookback : KernelVariant {
 
   template <class T>
   static void launch(const Args<T>& a) {
-    Blocks::dispatch(a.block, "block", [&](auto b) {
-      Batches::dispatch(a.batch, "batch", [&](auto k) {
-        constexpr int B = decltype(b)::value, K = decltype(k)::value;
-        const unsigned tiles = grid_for(a.n, std::size_t(B) * K);
-        if (a.workspace_size < (1 + std::size_t{tiles}) * sizeof(Status))
-          throw Unsupported("workspace too small for the tile status");
-        auto* words = static_cast<Status*>(a.workspace);
-        const unsigned reset_blocks = std::min(grid_for(1 + std::size_t{tiles}, 256), 1024u);
-        reset_kernel<<<reset_blocks, 256, 0, a.stream>>>(words, 1 + std::size_t{tiles});
-        BENCH_CHECK_LAUNCH("reset_kernel");
-        decoupled_lookback_kernel<T, B, K>
-            <<<tiles, B, 0, a.stream>>>(a.in, a.out, a.n, words + 1, reinterpret_cast<unsigned*>(words));
-        BENCH_CHECK_LAUNCH("decoupled_lookback_kernel");
-      });
+    dispatch_tile(a, [&](auto b, auto k) {
+      constexpr int B = decltype(b)::value, K = decltype(k)::value;
+      const unsigned tiles = grid_for(a.n, std::size_t(B) * K);
+      if (a.workspace_size < (1 + std::size_t{tiles}) * sizeof(Status))
+        throw Unsupported("workspace too small for the tile status");
+      auto* words = static_cast<Status*>(a.workspace);
+      const unsigned reset_blocks = std::min(grid_for(1 + std::size_t{tiles}, 256), 1024u);
+      reset_kernel<<<reset_blocks, 256, 0, a.stream>>>(words, 1 + std::size_t{tiles});
+      BENCH_CHECK_LAUNCH("reset_kernel");
+      decoupled_lookback_kernel<T, B, K>
+          <<<tiles, B, 0, a.stream>>>(a.in, a.out, a.n, words + 1, reinterpret_cast<unsigned*>(words));
+      BENCH_CHECK_LAUNCH("decoupled_lookback_kernel");
     });
   }
 };

@@ -72,10 +72,7 @@ __global__ void __launch_bounds__(Block) range_scan_kernel(const T* __restrict__
   }
 }
 
-struct ReduceThenScan : KernelVariant {
-  using Blocks = Compiled<128, 256, 512>;
-  using Batches = Compiled<4, 8, 16>;  // items per thread: a tile is block x batch elements
-
+struct ReduceThenScan : TiledScan {
   template <class T>
   static std::size_t workspace_bytes(const Args<T>&) {
     return std::size_t(sm_count()) * kMaxResidentPerSm * sizeof(T);  // one sum per block of the grid
@@ -83,28 +80,26 @@ struct ReduceThenScan : KernelVariant {
 
   template <class T>
   static void launch(const Args<T>& a) {
-    Blocks::dispatch(a.block, "block", [&](auto b) {
-      Batches::dispatch(a.batch, "batch", [&](auto k) {
-        constexpr int B = decltype(b)::value, K = decltype(k)::value;
-        const auto scan_kernel = range_scan_kernel<T, B, K>;
-        const std::size_t tile = std::size_t(B) * K;
-        const std::size_t tiles = ceil_div(a.n, tile);
-        // As many blocks as stay resident (and sums as fit), each a whole number of tiles.
-        const std::size_t resident = std::size_t(sm_count()) * resident_blocks_per_sm(scan_kernel, B, 0);
-        const std::size_t blocks = std::max<std::size_t>(1, std::min({tiles, resident, a.workspace_size / sizeof(T)}));
-        const std::size_t tiles_per_block = ceil_div(tiles, blocks);
-        const unsigned grid = static_cast<unsigned>(ceil_div(tiles, tiles_per_block));
-        const std::size_t range = tiles_per_block * tile;
-        T* sums = static_cast<T*>(a.workspace);
-        if (grid > 1) {
-          range_sum_kernel<T, B><<<grid, B, 0, a.stream>>>(a.in, a.n, range, sums);
-          BENCH_CHECK_LAUNCH("range_sum_kernel");
-          spine_kernel<T><<<1, 1024, 0, a.stream>>>(sums, grid);
-          BENCH_CHECK_LAUNCH("spine_kernel");
-        }
-        scan_kernel<<<grid, B, 0, a.stream>>>(a.in, a.out, a.n, range, grid > 1 ? sums : nullptr);
-        BENCH_CHECK_LAUNCH("range_scan_kernel");
-      });
+    dispatch_tile(a, [&](auto b, auto k) {
+      constexpr int B = decltype(b)::value, K = decltype(k)::value;
+      const auto scan_kernel = range_scan_kernel<T, B, K>;
+      const std::size_t tile = std::size_t(B) * K;
+      const std::size_t tiles = ceil_div(a.n, tile);
+      // As many blocks as stay resident (and sums as fit), each a whole number of tiles.
+      const std::size_t resident = std::size_t(sm_count()) * resident_blocks_per_sm(scan_kernel, B, 0);
+      const std::size_t blocks = std::max<std::size_t>(1, std::min({tiles, resident, a.workspace_size / sizeof(T)}));
+      const std::size_t tiles_per_block = ceil_div(tiles, blocks);
+      const unsigned grid = static_cast<unsigned>(ceil_div(tiles, tiles_per_block));
+      const std::size_t range = tiles_per_block * tile;
+      T* sums = static_cast<T*>(a.workspace);
+      if (grid > 1) {
+        range_sum_kernel<T, B><<<grid, B, 0, a.stream>>>(a.in, a.n, range, sums);
+        BENCH_CHECK_LAUNCH("range_sum_kernel");
+        spine_kernel<T><<<1, 1024, 0, a.stream>>>(sums, grid);
+        BENCH_CHECK_LAUNCH("spine_kernel");
+      }
+      scan_kernel<<<grid, B, 0, a.stream>>>(a.in, a.out, a.n, range, grid > 1 ? sums : nullptr);
+      BENCH_CHECK_LAUNCH("range_scan_kernel");
     });
   }
 };
