@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "gb_flags.hpp"
+#include "harness/declarations_json.hpp"
 #include "harness/device.hpp"
 #include "harness/profile.hpp"
 #include "harness/registry.hpp"
@@ -55,6 +56,7 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
+  --list-variants=json     the same as a JSON array (role, host_work, reference, ...)
 
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
@@ -62,7 +64,11 @@ Progress and the estimated time left go to stderr. Exit codes: 0 ok, 1 benchmark
 errors, 2 bad input, 3 no GPU (see docs/driver.md).
 )";
 
-void print_variants(const std::vector<bench::Declaration>& decls) {
+void print_variants(const std::vector<bench::Declaration>& decls, bool json) {
+  if (json) {
+    std::printf("%s\n", bench::declarations_json(decls).dump(2).c_str());
+    return;
+  }
   auto axis = [](const bench::Axis& a) {
     if (!a.used()) return std::string("-");
     std::string s;
@@ -146,7 +152,7 @@ int run(int argc, char** argv) {
     return 1;
   }
   if (opt.list_variants) {
-    print_variants(decls);
+    print_variants(decls, opt.list_variants_json);
     return 0;
   }
 
@@ -253,6 +259,10 @@ int run(int argc, char** argv) {
     benchmark::AddCustomContext("profile_one", "true");
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
   benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
+#elif defined(CUDABENCH_PLANTED_SLOWDOWN_PERCENT)
+  benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl re-reads " +
+                                                      std::to_string(CUDABENCH_PLANTED_SLOWDOWN_PERCENT) +
+                                                      "% of its input");
 #endif
 
   drv::ProgressReporter display(benchmark::CreateDefaultDisplayReporter(), total, isatty(STDERR_FILENO) != 0,

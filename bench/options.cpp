@@ -119,8 +119,9 @@ Options parse_options(const std::vector<std::string>& args) {
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
     } else if (starts_with(a, "--device=")) {
       o.devices = parse_device_selection(value("--device="));
-    } else if (a == "--list-variants") {
+    } else if (a == "--list-variants" || a == "--list-variants=json") {
       o.list_variants = true;
+      o.list_variants_json = a == "--list-variants=json";
     } else if (a == "--help" || a == "-h") {
       o.help = true;
     } else if (starts_with(a, "--benchmark_") || starts_with(a, "--v=")) {

@@ -39,6 +39,7 @@ struct Options {
   bool profile_one = false;  // --profile-one: the DRAM-byte audit's single profiled calls
   std::string results_dir;
   bool list_variants = false;
+  bool list_variants_json = false;  // --list-variants=json
   bool help = false;
   DeviceSelection devices;
   std::vector<std::string> passthrough;  // argv[0] and the --benchmark_*/--v flags

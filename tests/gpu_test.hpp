@@ -1,5 +1,5 @@
-// Shared by GPU tests: skip (not pass) without a CUDA device, and the helpers
-// that run every declaration of a family through its own verification.
+// Shared by GPU tests: skip (not pass) without a CUDA device, and the fixture
+// that runs a declaration's cases through their own verification.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "coverage.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/device.hpp"
 #include "harness/registry.hpp"
@@ -41,7 +42,8 @@ inline std::string test_name(const ::testing::TestParamInfo<std::string>& info) 
   return d.family + "_" + d.type + "_" + d.variant;
 }
 
-// A GPU test over one declaration: a stream, and no error left behind.
+// A GPU test over one declaration (the parameter is its id): a stream, and no
+// error left behind.
 class VariantTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -55,10 +57,10 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
   }
   const Declaration& decl() const { return find(GetParam()); }
 
-  // Every point of the full grid at these sizes verifies, twice (no state left behind).
-  void expect_correct_at(const std::vector<std::size_t>& sizes) {
-    for (const Point& p : expand(decl(), sizes, Suite::full)) {
-      SCOPED_TRACE(benchmark_name(decl(), p));
+  // Every point verifies, twice on the same case (no state left behind).
+  void expect_correct(const std::vector<Point>& points) {
+    for (const Point& p : points) {
+      SCOPED_TRACE(benchmark_name(decl(), p) + " " + offsets_label(decl(), p));
       try {
         const auto c = decl().make_case(p);
         EXPECT_EQ(c->verify(stream_), "");
@@ -69,22 +71,22 @@ class VariantTest : public ::testing::TestWithParam<std::string> {
     }
   }
 
-  // With inputs `offset` elements past an aligned allocation: right, or refused
-  // with a message about alignment by a variant whose description says it refuses.
-  void expect_correct_or_refused_misaligned(const std::vector<std::size_t>& sizes) {
-    for (std::size_t offset : {1, 3}) {
-      for (Point p : expand(decl(), sizes, Suite::curated)) {
-        p.offset = offset;
-        SCOPED_TRACE(benchmark_name(decl(), p) + " offset " + std::to_string(offset));
-        try {
-          EXPECT_EQ(decl().make_case(p)->verify(stream_), "");
-        } catch (const Unsupported& e) {
-          EXPECT_NE(std::string(e.what()).find("aligned"), std::string::npos) << e.what();
-          EXPECT_NE(decl().description.find("refuses a misaligned input"), std::string::npos)
-              << "refuses a misaligned input without saying so in its description";
-        } catch (const std::exception& e) {
-          ADD_FAILURE() << e.what();
-        }
+  // Every point of the full grid at these sizes verifies.
+  void expect_correct_at(const std::vector<std::size_t>& sizes) { expect_correct(expand(decl(), sizes, Suite::full)); }
+
+  // Every point verifies, or is refused with a message about alignment by a
+  // variant whose description says what it refuses.
+  void expect_correct_or_refused(const std::vector<Point>& points) {
+    for (const Point& p : points) {
+      SCOPED_TRACE(benchmark_name(decl(), p) + " " + offsets_label(decl(), p));
+      try {
+        EXPECT_EQ(decl().make_case(p)->verify(stream_), "");
+      } catch (const Unsupported& e) {
+        EXPECT_NE(std::string(e.what()).find("align"), std::string::npos) << e.what();
+        EXPECT_NE(decl().description.find("refuses"), std::string::npos)
+            << "refuses (" << e.what() << ") without saying so in its description";
+      } catch (const std::exception& e) {
+        ADD_FAILURE() << e.what();
       }
     }
   }

@@ -4,23 +4,26 @@
 // FP16 half2 FMA, int32 add). Each is a declaration like any variant: its own
 // bytes/ops model, a verified result, the same timer.
 //
-// A ceiling is a struct V with
+// A ceiling is its own case: a struct derived from its role with
 //     static Work work(std::size_t n);
-//     static std::size_t min_n;                       // smallest meaningful N
+//     static constexpr std::size_t min_n;             // smallest meaningful N
 //     explicit V(std::size_t n);                      // allocate and fill, untimed
 //     void launch(cudaStream_t);                      // the timed work
 //     std::string verify(cudaStream_t);               // "" when right
-// declared with BENCH_DECLARE_CEILING(V, type, name, description).
+// declared with BENCH_DECLARE(Ceiling, V, F32, "name", "description", {}, {}).
 #pragma once
 
 #include <memory>
 #include <string>
 
-#include "harness/cuda_check.hpp"
-#include "harness/data.hpp"
-#include "harness/registry.hpp"
+#include "common/types.cuh"
+#include "families/contract.cuh"
 
 namespace bench::ceiling {
+
+using F32 = Types<float>;
+using F16 = Types<__half>;
+using I32 = Types<int>;
 
 template <class V>
 class CeilingCase final : public Case {
@@ -33,17 +36,23 @@ class CeilingCase final : public Case {
   V v_;
 };
 
-template <class V>
-bool declare_ceiling(const char* type, const char* name, const char* description) {
-  Declaration d = make_declaration("ceiling", type, VariantSpec{name, description, {}, {}}, &V::work,
-                                   [](const Point& p) -> std::unique_ptr<Case> {
-                                     return std::make_unique<CeilingCase<V>>(p);
-                                   });
-  d.min_n = V::min_n;
-  return declare(std::move(d));
-}
+// The contract's hooks, answered by each ceiling itself. Its data is its own:
+// no inputs or output a test could misalign.
+struct Ceiling {
+  static constexpr const char* name = "ceiling";
+  static constexpr int inputs = 0;
+  static constexpr bool array_output = false;
+  static constexpr std::size_t max_n = std::size_t(1) << 40;
+  template <class T, class V>
+  using Case = CeilingCase<V>;
+  template <class T, class V>
+  static Work work_of(std::size_t n) {
+    return V::work(n);
+  }
+  template <class V>
+  static constexpr std::size_t min_n_of() {
+    return V::min_n;
+  }
+};
 
 }  // namespace bench::ceiling
-
-#define BENCH_DECLARE_CEILING(V, type, name, description) \
-  [[maybe_unused]] static const bool bench_declared_##V = ::bench::ceiling::declare_ceiling<V>(type, name, description)

@@ -1,8 +1,11 @@
 #include "harness/registry.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <sstream>
+
+#include "harness/annotations.hpp"
 
 namespace bench {
 namespace {
@@ -42,6 +45,15 @@ void validate_axis(const Declaration& d, const char* axis_name, const Axis& axis
 }
 
 }  // namespace
+
+const char* to_string(Role role) {
+  switch (role) {
+    case Role::kernel: return "kernel";
+    case Role::library: return "library";
+    case Role::cpu: return "cpu";
+  }
+  return "?";
+}
 
 Declaration make_declaration(std::string family, std::string type, const VariantSpec& spec,
                              std::function<Work(std::size_t n)> work,
@@ -94,8 +106,26 @@ std::vector<std::string> validate(const std::vector<Declaration>& decls) {
       if (!(w.bytes() > 0) || !(w.ops >= 0))
         errors.push_back(d.id() + ": bytes/ops model gives no bytes for N=1024");
     }
+    if (d.role == Role::cpu && !d.host_work) errors.push_back(d.id() + ": a cpu declaration works on the host (host_work)");
+    if (d.is_reference && d.role == Role::cpu) errors.push_back(d.id() + ": the CPU cannot be a family's reference");
+  }
+  // References: a family either has none (the ceilings) or exactly one per type.
+  std::map<std::string, std::map<std::string, int>> references;  // family -> type -> count
+  for (const auto& d : decls) references[d.family][d.type] += d.is_reference ? 1 : 0;
+  for (const auto& [family, types] : references) {
+    const bool any = std::any_of(types.begin(), types.end(), [](const auto& t) { return t.second > 0; });
+    for (const auto& [type, count] : types)
+      if (any && count != 1)
+        errors.push_back(family + "/" + type + ": " + std::to_string(count) +
+                         " reference declarations; a family with references needs exactly one per type");
   }
   return errors;
+}
+
+std::string reference_of(const std::vector<Declaration>& decls, const Declaration& d) {
+  for (const auto& r : decls)
+    if (r.is_reference && r.family == d.family && r.type == d.type) return r.id();
+  return "";
 }
 
 std::string benchmark_name(const Declaration& decl, const Point& point) {
@@ -130,11 +160,16 @@ std::vector<std::string> register_benchmarks(const std::vector<Declaration>& dec
                                              const BenchmarkBody& body) {
   std::vector<std::string> names;
   for (const Declaration& decl : decls) {
+    const std::string reference = reference_of(decls, decl);
     for (const Point& point : expand(decl, options.sizes, options.suite)) {
       std::string name = benchmark_name(decl, point);
       auto* b = benchmark::RegisterBenchmark(
           name.c_str(), [&decl, point, body](benchmark::State& state) { body(state, decl, point); });
       b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      annotate(name, "declaration", decl.id());
+      annotate(name, "role", to_string(decl.role));
+      annotate(name, "host_work", decl.host_work);
+      if (!reference.empty()) annotate(name, "reference", reference);
       names.push_back(std::move(name));
     }
   }

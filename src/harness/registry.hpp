@@ -8,6 +8,7 @@
 #include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
+#include <array>
 #include <cstddef>
 #include <functional>
 #include <memory>
@@ -32,10 +33,17 @@ struct Work {
 struct Point {
   std::size_t n = 0;
   int block = 0;
-  int batch = 0;            // items per thread
-  std::size_t offset = 0;   // tests only: inputs start this many elements past an
-                            // aligned allocation (misaligned pointers); not in names
+  int batch = 0;  // items per thread
+  // Tests only (not in names): input i, and the output array, start this many
+  // elements past an aligned allocation (misaligned pointers).
+  std::array<std::size_t, 2> in_offset{};
+  std::size_t out_offset = 0;
 };
+
+// What a declaration measures: a hand-written kernel, a library call, or the
+// CPU (host memory, host threads).
+enum class Role { kernel, library, cpu };
+const char* to_string(Role role);
 
 // The values one axis takes: `curated` for the default suite, `full` for tuning
 // runs. An axis with no values is not taken by the declaration.
@@ -70,6 +78,11 @@ struct Declaration {
   Axis batch;
   std::size_t min_n = 1;   // sizes outside [min_n, max_n] are not registered
   std::size_t max_n = std::size_t(1) << 40;
+  Role role = Role::kernel;
+  bool host_work = false;     // works on the host inside the timed region
+  bool is_reference = false;  // the reference of its family for its type
+  int inputs = 0;             // input arrays the case reads (Point::in_offset)
+  bool array_output = false;  // the case writes an n-element array (Point::out_offset)
   std::function<Work(std::size_t n)> work;
   std::function<std::unique_ptr<Case>(const Point&)> make_case;
 
@@ -93,9 +106,14 @@ Declaration make_declaration(std::string family, std::string type, const Variant
 bool declare(Declaration decl);
 const std::vector<Declaration>& declarations();
 
-// Problems with the registry (duplicate names, bad axis values, missing models),
-// one message each; empty when it is sound.
+// Problems with the registry (duplicate names, bad axis values, missing models,
+// a family without exactly one reference per type, a CPU declaration that does
+// not say it works on the host), one message each; empty when it is sound.
 std::vector<std::string> validate(const std::vector<Declaration>& decls);
+
+// The id of the reference declaration of d's family for d's type: the one
+// with is_reference; "" when the family has none (the ceilings).
+std::string reference_of(const std::vector<Declaration>& decls, const Declaration& d);
 
 // "family/type/variant/N:<n>[/block:<b>][/batch:<k>]": stable, hierarchical,
 // selectable with --benchmark_filter.
@@ -121,7 +139,9 @@ using BenchmarkBody =
     std::function<void(benchmark::State&, const Declaration&, const Point&)>;
 
 // The one registration loop: every declaration x every point becomes a Google
-// Benchmark with manual (GPU event) time. Returns the names registered, in order.
+// Benchmark with manual (GPU event) time, annotated (harness/annotations.hpp)
+// with its "declaration", "role", "host_work" and, where its family has one,
+// "reference". Returns the names registered, in order.
 std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,
                                              const RegistrationOptions& options,
                                              const BenchmarkBody& body);

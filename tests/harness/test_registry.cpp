@@ -3,15 +3,16 @@
 
 #include <algorithm>
 
+#include "harness/annotations.hpp"
 #include "harness/registry.hpp"
 
 namespace bench {
 namespace {
 
-Declaration fake(std::string variant, Axis block = {}, Axis batch = {}) {
+Declaration fake(std::string variant, Axis block = {}, Axis batch = {}, std::string type = "i32") {
   Declaration d;
   d.family = "reduce_sum";
-  d.type = "i32";
+  d.type = std::move(type);
   d.variant = std::move(variant);
   d.description = "test";
   d.block = std::move(block);
@@ -73,6 +74,66 @@ TEST(Registry, ValidateCatchesEachProblem) {
   auto no_model = fake("x");
   no_model.work = nullptr;
   EXPECT_FALSE(validate({no_model}).empty());
+}
+
+Declaration reference(std::string variant, std::string type = "i32") {
+  Declaration d = fake(std::move(variant), {}, {}, std::move(type));
+  d.role = Role::library;
+  d.is_reference = true;
+  return d;
+}
+
+TEST(Registry, AFamilyHasNoReferenceOrExactlyOnePerType) {
+  EXPECT_TRUE(validate({fake("a"), fake("b", {}, {}, "f32")}).empty());  // none at all (like the ceilings)
+  EXPECT_TRUE(validate({reference("cub"), reference("cub", "f32"), fake("a")}).empty());
+
+  auto errors = validate({reference("cub"), fake("a", {}, {}, "f32")});  // f32 has none
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("reduce_sum/f32: 0 reference declarations"), std::string::npos) << errors[0];
+
+  errors = validate({reference("cub"), reference("thrust")});  // two for i32
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_NE(errors[0].find("reduce_sum/i32: 2 reference declarations"), std::string::npos) << errors[0];
+}
+
+TEST(Registry, CpuDeclarationsWorkOnTheHostAndAreNoReference) {
+  auto cpu = fake("cpu");
+  cpu.role = Role::cpu;
+  EXPECT_FALSE(validate({cpu}).empty());  // host_work not stated
+  cpu.host_work = true;
+  EXPECT_TRUE(validate({cpu}).empty());
+  cpu.is_reference = true;
+  EXPECT_FALSE(validate({cpu}).empty());
+}
+
+TEST(Registry, ReferenceOfFindsTheFamilysReferenceForTheSameType) {
+  auto other_family = reference("cub");
+  other_family.family = "reduce_max";
+  const std::vector<Declaration> decls{fake("a"), reference("cub"), reference("cub", "f32"), other_family,
+                                       fake("b", {}, {}, "f16")};
+  EXPECT_EQ(reference_of(decls, decls[0]), "reduce_sum/i32/cub");
+  EXPECT_EQ(reference_of(decls, decls[1]), "reduce_sum/i32/cub");  // a reference is its own
+  EXPECT_EQ(reference_of(decls, decls[4]), "");                    // f16 has none
+}
+
+TEST(Registry, RegistrationAnnotatesRoleHostWorkAndReference) {
+  auto thrust = fake("annotated_thrust");
+  thrust.role = Role::library;
+  thrust.host_work = true;
+  auto cub = reference("annotated_cub");
+  auto other = fake("annotated_kernel", {}, {}, "bf16");  // its type has no reference
+  RegistrationOptions opt;
+  opt.sizes = {4096};
+  register_benchmarks({thrust, cub, other}, opt, [](benchmark::State&, const Declaration&, const Point&) {});
+  const auto t = annotations_for("reduce_sum/i32/annotated_thrust/N:4096");
+  EXPECT_EQ(t.value("declaration", ""), "reduce_sum/i32/annotated_thrust");
+  EXPECT_EQ(t.value("role", ""), "library");
+  EXPECT_EQ(t.value("host_work", false), true);
+  EXPECT_EQ(t.value("reference", ""), "reduce_sum/i32/annotated_cub");
+  const auto k = annotations_for("reduce_sum/bf16/annotated_kernel/N:4096");
+  EXPECT_EQ(k.value("role", ""), "kernel");
+  EXPECT_EQ(k.value("host_work", true), false);
+  EXPECT_FALSE(k.contains("reference"));
 }
 
 TEST(Registry, RegistrationLoopRegistersEveryPointOnce) {

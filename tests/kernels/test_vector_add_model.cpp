@@ -3,6 +3,8 @@
 // correctly rounded half result and fail a wrong one.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "families/vector_add.cuh"
 #include "harness/registry.hpp"
 

@@ -9,46 +9,35 @@
 
 #include "families/argmax.cuh"
 
-namespace bench::reduce {
+namespace bench::argmax {
 namespace {
 
-struct CubArgMax : ArgVariantBase {
+struct CubArgMax : TwoPhaseLibrary<CubArgMax> {
+  static constexpr bool reference = true;
   template <class T>
-  static cudaError_t call(void* temp, std::size_t& bytes, const ArgArgs<T>& a) {
-    return cub::DeviceReduce::ArgMax(temp, bytes, a.in, a.out ? &a.out->value : nullptr,
-                                     a.out ? &a.out->index : nullptr, static_cast<std::int64_t>(a.n), a.stream);
-  }
-  template <class T>
-  static std::size_t workspace_bytes(std::size_t n, int, int) {
-    std::size_t bytes = 0;
-    ArgArgs<T> probe{nullptr, n, nullptr, nullptr, 0, 0, nullptr, 0, nullptr};
-    BENCH_CUDA_CHECK(call<T>(nullptr, bytes, probe));
-    return bytes;
-  }
-  template <class T>
-  static void launch(const ArgArgs<T>& a) {
-    std::size_t bytes = a.workspace_size;
-    BENCH_CUDA_CHECK(call<T>(a.workspace, bytes, a));
+  static cudaError_t call(void* temp, std::size_t& bytes, const Args<T>& a) {
+    return cub::DeviceReduce::ArgMax(temp, bytes, a.in, &a.out->value, &a.out->index, static_cast<std::int64_t>(a.n),
+                                     a.stream);
   }
 };
 
-struct ThrustMaxElement : ArgVariantBase {
-  static constexpr bool result_on_host = true;
+struct ThrustMaxElement : LibraryVariant {
+  static constexpr bool host_work = true;  // allocates, and returns the position to the host (a.out is host memory)
   template <class T>
-  static void launch(const ArgArgs<T>& a) {
+  static void launch(const Args<T>& a) {
     const auto first = thrust::device_pointer_cast(a.in);
     const auto it = thrust::max_element(thrust::cuda::par.on(a.stream), first, first + a.n);
-    a.host_out->index = it - first;
-    a.host_out->value = *it;  // a device-to-host read, as a user's code does
+    a.out->index = it - first;
+    a.out->value = *it;  // a device-to-host read, as a user's code does
   }
 };
 
 }  // namespace
 
-BENCH_DECLARE_ARGMAX(CubArgMax, "cub_device_reduce",
-                     "baseline: cub::DeviceReduce::ArgMax (ties to the lowest index); temp storage allocated once", {}, {});
-BENCH_DECLARE_ARGMAX(ThrustMaxElement, "thrust_max_element",
-                     "baseline: thrust::max_element as users call it, plus reading the value; allocation and copies included",
-                     {}, {});
+BENCH_DECLARE(Argmax, CubArgMax, ArgmaxTypes, "cub_device_reduce",
+              "baseline: cub::DeviceReduce::ArgMax (ties to the lowest index); temp storage allocated once", {}, {});
+BENCH_DECLARE(Argmax, ThrustMaxElement, ArgmaxTypes, "thrust_max_element",
+              "baseline: thrust::max_element as users call it, plus reading the value; allocation and copies included",
+              {}, {});
 
-}  // namespace bench::reduce
+}  // namespace bench::argmax

@@ -53,11 +53,12 @@ class PreallocatedResource {
 auto not_guaranteed() { return ::cuda::execution::require(::cuda::execution::determinism::not_guaranteed); }
 
 template <bool Preallocated>
-struct CubReduceNondeterministic : VariantBase {
+struct CubReduceNondeterministic : LibraryVariant {
   // The classic two-phase query sizes the deterministic path, which needs more
   // than this one: an upper bound for the buffer the resource hands out.
   template <class Op, class In>
-  static std::size_t workspace_bytes(std::size_t n, int, int) {
+  static std::size_t workspace_bytes(const Args<Op, In>& a) {
+    const std::size_t n = a.n;
     if constexpr (!Preallocated) return 0;
     std::size_t bytes = 0;
     BENCH_CUDA_CHECK(cub::DeviceReduce::Sum(nullptr, bytes, static_cast<const In*>(nullptr),
@@ -86,11 +87,11 @@ using CubAllocating = CubReduceNondeterministic<false>;
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(CubPreallocated, Sum, SumTypes, "cub_reduce_nondeterministic",
+BENCH_DECLARE(ReduceSum, CubPreallocated, SumTypes, "cub_reduce_nondeterministic",
                      "baseline: cub::DeviceReduce::Sum, determinism::not_guaranteed (memset + one atomic pass); its "
                      "temp storage from a memory resource over a buffer allocated once",
                      {}, {});
-BENCH_DECLARE_REDUCE(CubAllocating, Sum, SumTypes, "cub_reduce_nondeterministic_allocating",
+BENCH_DECLARE(ReduceSum, CubAllocating, SumTypes, "cub_reduce_nondeterministic_allocating",
                      "baseline: cub::DeviceReduce::Sum, determinism::not_guaranteed, as users call it: CUB allocates "
                      "and frees its temp storage (cudaMallocAsync/cudaFreeAsync) in every call",
                      {}, {});

@@ -11,31 +11,31 @@
 namespace bench::reduce {
 namespace {
 
-struct ThrustReduce : VariantBase {
-  static constexpr bool result_on_host = true;
+struct ThrustReduce : LibraryVariant {
+  static constexpr bool host_work = true;  // allocates, and returns the result to the host (a.out is host memory)
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     using A = Acc<In>;
     const auto first = thrust::device_pointer_cast(a.in);
     const auto policy = thrust::cuda::par.on(a.stream);
     if constexpr (std::is_same_v<Op, Max>) {
-      *a.host_out = thrust::reduce(policy, first, first + a.n, Op::template identity<A>(), thrust::maximum<A>());
+      *a.out = thrust::reduce(policy, first, first + a.n, Op::template identity<A>(), thrust::maximum<A>());
     } else if constexpr (std::is_same_v<Op, Min>) {
-      *a.host_out = thrust::reduce(policy, first, first + a.n, Op::template identity<A>(), thrust::minimum<A>());
+      *a.out = thrust::reduce(policy, first, first + a.n, Op::template identity<A>(), thrust::minimum<A>());
     } else {
-      *a.host_out = thrust::reduce(policy, first, first + a.n, A(0), thrust::plus<A>());
+      *a.out = thrust::reduce(policy, first, first + a.n, A(0), thrust::plus<A>());
     }
   }
 };
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(ThrustReduce, Sum, SumTypes, "thrust_reduce",
-                     "baseline: thrust::reduce as users call it; includes its temp allocation and the result copy to host",
-                     {}, {});
-BENCH_DECLARE_REDUCE(ThrustReduce, Max, SumTypes, "thrust_reduce",
-                     "baseline: thrust::reduce with thrust::maximum; includes its allocation and the copy to host", {}, {});
-BENCH_DECLARE_REDUCE(ThrustReduce, Min, SumTypes, "thrust_reduce",
-                     "baseline: thrust::reduce with thrust::minimum; includes its allocation and the copy to host", {}, {});
+BENCH_DECLARE(ReduceSum, ThrustReduce, SumTypes, "thrust_reduce",
+              "baseline: thrust::reduce as users call it; includes its temp allocation and the result copy to host",
+              {}, {});
+BENCH_DECLARE(ReduceMax, ThrustReduce, SumTypes, "thrust_reduce",
+              "baseline: thrust::reduce with thrust::maximum; includes its allocation and the copy to host", {}, {});
+BENCH_DECLARE(ReduceMin, ThrustReduce, SumTypes, "thrust_reduce",
+              "baseline: thrust::reduce with thrust::minimum; includes its allocation and the copy to host", {}, {});
 
 }  // namespace bench::reduce

@@ -3,6 +3,7 @@
 // (the events bracket the host work, which runs synchronously between them).
 // Threads are started per call, as a plain std::thread implementation does.
 #include "families/vector_add.cuh"
+#include "harness/parallel.hpp"
 
 namespace bench::vector_add {
 namespace {
@@ -12,10 +13,9 @@ inline T host_add(T x, T y) {
   return round_to<T>(widen(x) + widen(y));
 }
 
-struct CpuThreads : VariantBase {
-  static constexpr bool on_host = true;
+struct CpuThreads : CpuVariant {
   template <class T>
-  static void launch(const AddArgs<T>& a) {
+  static void launch(const Args<T>& a) {
     parallel_chunks(a.n, [&a](std::size_t lo, std::size_t hi, unsigned) {
       for (std::size_t i = lo; i < hi; ++i) a.out[i] = host_add(a.a[i], a.b[i]);
     });
@@ -24,7 +24,7 @@ struct CpuThreads : VariantBase {
 
 }  // namespace
 
-BENCH_DECLARE_VECTOR_ADD(CpuThreads, AllTypes, "cpu_threads",
-                         "CPU reference: std::thread per core over host memory, timed by the same events", {}, {});
+BENCH_DECLARE(VectorAdd, CpuThreads, AddTypes, "cpu_threads",
+              "CPU reference: std::thread per core over host memory, timed by the same events", {}, {});
 
 }  // namespace bench::vector_add

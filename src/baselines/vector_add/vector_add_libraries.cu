@@ -13,18 +13,19 @@
 namespace bench::vector_add {
 namespace {
 
-struct ThrustTransform : VariantBase {
+struct ThrustTransform : LibraryVariant {
   template <class T>
-  static void launch(const AddArgs<T>& a) {
+  static void launch(const Args<T>& a) {
     const auto x = thrust::device_pointer_cast(a.a);
     thrust::transform(thrust::cuda::par_nosync.on(a.stream), x, x + a.n, thrust::device_pointer_cast(a.b),
                       thrust::device_pointer_cast(a.out), thrust::plus<T>());
   }
 };
 
-struct CubDeviceTransform : VariantBase {
+struct CubDeviceTransform : LibraryVariant {
+  static constexpr bool reference = true;
   template <class T>
-  static void launch(const AddArgs<T>& a) {
+  static void launch(const Args<T>& a) {
     BENCH_CUDA_CHECK(cub::DeviceTransform::Transform(::cuda::std::make_tuple(a.a, a.b), a.out,
                                                      static_cast<std::int64_t>(a.n), thrust::plus<T>(), a.stream));
   }
@@ -32,9 +33,9 @@ struct CubDeviceTransform : VariantBase {
 
 }  // namespace
 
-BENCH_DECLARE_VECTOR_ADD(ThrustTransform, AllTypes, "thrust_transform",
-                         "baseline: thrust::transform(a, b, out, thrust::plus) on the stream (par_nosync)", {}, {});
-BENCH_DECLARE_VECTOR_ADD(CubDeviceTransform, AllTypes, "cub_device_transform",
-                         "baseline: cub::DeviceTransform::Transform over (a, b) with plus", {}, {});
+BENCH_DECLARE(VectorAdd, ThrustTransform, AddTypes, "thrust_transform",
+              "baseline: thrust::transform(a, b, out, thrust::plus) on the stream (par_nosync)", {}, {});
+BENCH_DECLARE(VectorAdd, CubDeviceTransform, AddTypes, "cub_device_transform",
+              "baseline: cub::DeviceTransform::Transform over (a, b) with plus", {}, {});
 
 }  // namespace bench::vector_add

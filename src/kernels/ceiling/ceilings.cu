@@ -8,9 +8,11 @@
 #include <cstring>
 #include <vector>
 
+#include "common/block_reduce.cuh"
+#include "common/float_sum.hpp"
+#include "common/launch.cuh"
+#include "common/ops.cuh"
 #include "families/ceiling.cuh"
-#include "families/reduce.cuh"
-#include "kernels/reduce/common.cuh"
 
 namespace bench::ceiling {
 namespace {
@@ -19,8 +21,8 @@ constexpr int kBlock = 256;
 
 // A full machine of resident blocks (2048 threads per SM), or fewer for small N.
 unsigned stream_grid(std::size_t vectors) {
-  const unsigned resident = static_cast<unsigned>(reduce::sm_count()) * (2048 / kBlock);
-  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, reduce::ceil_div(vectors, kBlock))));
+  const unsigned resident = static_cast<unsigned>(sm_count()) * (2048 / kBlock);
+  return static_cast<unsigned>(std::max<std::size_t>(1, std::min<std::size_t>(resident, ceil_div(vectors, kBlock))));
 }
 
 // ---- bandwidth ----------------------------------------------------------------
@@ -38,7 +40,7 @@ __global__ void read_kernel(const float4* __restrict__ in, std::size_t vectors, 
     const float4 a = in[i];
     sum += (a.x + a.y) + (a.z + a.w);
   }
-  sum = reduce::block_reduce_shfl<reduce::Sum>(sum);
+  sum = block_reduce_shfl<Sum>(sum);
   if (threadIdx.x == 0) partials[blockIdx.x] = sum;
 }
 
@@ -62,7 +64,7 @@ __global__ void copy_kernel(const float4* __restrict__ in, float4* __restrict__ 
 // N is rounded down to whole 16-byte vectors: the ceilings run at powers of two.
 std::size_t vectors_of(std::size_t n) { return n / 4; }
 
-struct ReadVec16 {
+struct ReadVec16 : KernelVariant {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 0, static_cast<double>(n)}; }
   explicit ReadVec16(std::size_t n)
@@ -80,16 +82,16 @@ struct ReadVec16 {
     BENCH_CUDA_CHECK(cudaStreamSynchronize(s));
     float got = 0;
     for (float p : partials) got += p;
-    const auto& x = random_dataset<float>(n_).host;
-    const auto ref = reduce::compute_reference<reduce::Sum>(x.data(), vectors_of(n_) * 4);
-    return reduce::check<reduce::Sum>(ref, got, n_);
+    const float* x = random_dataset<float>(n_).host.data();
+    const DoubleSum ref = double_sum(vectors_of(n_) * 4, [x](std::size_t i) { return static_cast<double>(x[i]); });
+    return check_float_sum(ref.sum, ref.abs_sum, got, n_);
   }
   std::size_t n_;
   const float* in_;
   DeviceBuffer<float> partials_;
 };
 
-struct WriteVec16 {
+struct WriteVec16 : KernelVariant {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{0, 4.0 * n, 0}; }
   explicit WriteVec16(std::size_t n) : n_(n), out_(n) {}
@@ -115,7 +117,7 @@ struct WriteVec16 {
 };
 
 template <bool Memcpy>
-struct Copy {
+struct Copy : std::conditional_t<Memcpy, LibraryVariant, KernelVariant> {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 4.0 * n, 0}; }
   explicit Copy(std::size_t n) : n_(n), in_(random_dataset<float>(n).device.get()), out_(n) {}
@@ -199,7 +201,7 @@ __global__ void iadd_kernel(unsigned* out, unsigned seed) {
 }
 
 template <class Out, int Lanes>
-struct ComputeBase {
+struct ComputeBase : KernelVariant {
   static constexpr std::size_t min_n = std::size_t(1) << 24;
   // Whole blocks of threads, at least one.
   static std::size_t threads(std::size_t n) {
@@ -307,12 +309,12 @@ using CopyMemcpy = Copy<true>;
 
 }  // namespace
 
-BENCH_DECLARE_CEILING(ReadVec16, "f32", "read_vec16", "ceiling: read-only streaming, float4 loads, 4 in flight per thread");
-BENCH_DECLARE_CEILING(WriteVec16, "f32", "write_vec16", "ceiling: write-only streaming, float4 stores");
-BENCH_DECLARE_CEILING(CopyVec16, "f32", "copy_vec16", "ceiling: copy kernel, float4 loads and stores");
-BENCH_DECLARE_CEILING(CopyMemcpy, "f32", "copy_memcpy", "ceiling: cudaMemcpyAsync device to device");
-BENCH_DECLARE_CEILING(Fma, "f32", "fma", "ceiling: FP32 FMA throughput, 8 independent chains per thread (2 flop per FMA)");
-BENCH_DECLARE_CEILING(Hfma2, "f16", "hfma2", "ceiling: FP16 __hfma2 throughput, 8 chains per thread (4 flop per half2 FMA)");
-BENCH_DECLARE_CEILING(IntAdd, "i32", "add", "ceiling: int32 add throughput, 8 dependent add chains per thread");
+BENCH_DECLARE(Ceiling, ReadVec16, F32, "read_vec16", "ceiling: read-only streaming, float4 loads, 4 in flight per thread", {}, {});
+BENCH_DECLARE(Ceiling, WriteVec16, F32, "write_vec16", "ceiling: write-only streaming, float4 stores", {}, {});
+BENCH_DECLARE(Ceiling, CopyVec16, F32, "copy_vec16", "ceiling: copy kernel, float4 loads and stores", {}, {});
+BENCH_DECLARE(Ceiling, CopyMemcpy, F32, "copy_memcpy", "ceiling: cudaMemcpyAsync device to device", {}, {});
+BENCH_DECLARE(Ceiling, Fma, F32, "fma", "ceiling: FP32 FMA throughput, 8 independent chains per thread (2 flop per FMA)", {}, {});
+BENCH_DECLARE(Ceiling, Hfma2, F16, "hfma2", "ceiling: FP16 __hfma2 throughput, 8 chains per thread (4 flop per half2 FMA)", {}, {});
+BENCH_DECLARE(Ceiling, IntAdd, I32, "add", "ceiling: int32 add throughput, 8 dependent add chains per thread", {}, {});
 
 }  // namespace bench::ceiling

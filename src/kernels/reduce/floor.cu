@@ -1,7 +1,7 @@
 // The launch-floor sum (kernels/reduce/floor_sum.cuh) as a reduce_sum variant:
 // called exactly as a user calls it, (in, n, out, stream), with its built-in
 // workspace; nothing else is enqueued.
-#include "kernels/reduce/common.cuh"
+#include "families/reduce.cuh"
 #include "kernels/reduce/floor_sum.cuh"
 
 namespace bench::reduce {
@@ -12,7 +12,7 @@ std::vector<int> values(std::integer_sequence<int, Vs...>) {
   return {Vs...};
 }
 
-struct FloorSum : VariantBase {
+struct FloorSum : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     BENCH_CUDA_CHECK(launch_floor::floor_sum(a.in, a.n, a.out, a.stream, launch_floor::Config{a.block, a.batch}));
@@ -23,7 +23,7 @@ const launch_floor::Config kDefault{};
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(FloorSum, Sum, SumTypes, "floor_sum",
+BENCH_DECLARE(ReduceSum, FloorSum, SumTypes, "floor_sum",
                      "launch floor: one launch, no memset; SM-sized grid, 16-byte loads with `batch` in flight per "
                      "thread, head/tail by element; the last block (atomic ticket) combines the partials in a fixed "
                      "order and resets the ticket; deterministic",

@@ -156,18 +156,10 @@ __global__ void warp_shuffle_block_kernel(const X* __restrict__ in, Acc<X>* __re
 template <class Op, class X>
 __global__ void vec16_sm_grid_kernel(const X* __restrict__ in, Acc<X>* __restrict__ out, std::size_t n) {
   using A = Acc<X>;
-  constexpr std::size_t V = Vec16<X>::count;
-  const std::size_t misaligned = (reinterpret_cast<std::uintptr_t>(in) % 16) / sizeof(X);
-  const std::size_t head = misaligned ? (V - misaligned < n ? V - misaligned : n) : 0;
-  const std::size_t tid = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  const std::size_t stride = std::size_t{gridDim.x} * blockDim.x;
   A acc = Op::template identity<A>();
-  if (tid < head) acc = Op::combine(acc, to_acc<X>(in[tid]));
-  const X* body = in + head;
-  const std::size_t rest = n - head, vectors = rest / V;
-#pragma unroll 4
-  for (std::size_t v = tid; v < vectors; v += stride) acc = Vec16<X>::template load_combine<Op>(body + v * V, acc);
-  if (tid < rest - vectors * V) acc = Op::combine(acc, to_acc<X>(body[vectors * V + tid]));
+  for_each_vec16(
+      in, n, [&](std::size_t i) { acc = Op::combine(acc, to_acc<X>(in[i])); },
+      [&](std::size_t i) { acc = Vec16<X>::template load_combine<Op>(in + i, acc); });
   const A r = block_reduce_shfl<Op>(acc);
   if (threadIdx.x == 0) out[blockIdx.x] = r;
 }
@@ -191,9 +183,10 @@ BENCH_MULTI_PASS_VARIANT(LastWarpShfl, 2, last_warp_shfl_kernel);
 #undef BENCH_MULTI_PASS_VARIANT
 
 struct CompleteUnroll : MultiPass<2> {
+  using Blocks = Compiled<64, 128, 256, 512, 1024>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<64, 128, 256, 512, 1024>(a.block, "block", [&](auto b) {
+    Blocks::dispatch(a.block, "block", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, complete_unroll_kernel<Op, In, B>, complete_unroll_kernel<Op, Acc<In>, B>, "complete_unroll_kernel");
     });
@@ -201,9 +194,10 @@ struct CompleteUnroll : MultiPass<2> {
 };
 
 struct MultiPerThread : MultiPass<0> {
+  using Batches = Compiled<2, 4, 8, 16, 32>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<2, 4, 8, 16, 32>(a.batch, "batch", [&](auto b) {
+    Batches::dispatch(a.batch, "batch", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, multi_per_thread_kernel<Op, In, B>, multi_per_thread_kernel<Op, Acc<In>, B>, "multi_per_thread_kernel");
     });
@@ -211,9 +205,10 @@ struct MultiPerThread : MultiPass<0> {
 };
 
 struct WarpShuffleBlock : MultiPass<0> {
+  using Batches = Compiled<1, 2, 4, 8, 16, 32>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
-    dispatch<1, 2, 4, 8, 16, 32>(a.batch, "batch", [&](auto b) {
+    Batches::dispatch(a.batch, "batch", [&](auto b) {
       constexpr int B = decltype(b)::value;
       run(a, warp_shuffle_block_kernel<Op, In, B>, warp_shuffle_block_kernel<Op, Acc<In>, B>,
           "warp_shuffle_block_kernel");
@@ -221,65 +216,65 @@ struct WarpShuffleBlock : MultiPass<0> {
   }
 };
 
-struct Vec16SmGrid : VariantBase {
+struct Vec16SmGrid : KernelVariant {
   template <class Op, class In>
-  static std::size_t workspace_bytes(std::size_t, int, int) {
-    return std::size_t(sm_count()) * kMaxResidentPerSm * sizeof(Acc<In>);
+  static std::size_t workspace_bytes(const Args<Op, In>&) {
+    return sm_grid_workspace<Acc<In>>();
   }
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     using A = Acc<In>;
     const auto first = vec16_sm_grid_kernel<Op, In>;
-    const std::size_t resident = std::min<std::size_t>(std::size_t(sm_count()) * resident_blocks_per_sm(first, a.block, 0),
-                                                       a.workspace_size / sizeof(A));  // never more partials than room
-    const std::size_t needed = ceil_div(a.n, std::size_t(a.block) * Vec16<In>::count);
-    const unsigned grid = static_cast<unsigned>(std::max<std::size_t>(1, std::min(resident, needed)));
-    A* partials = static_cast<A*>(a.workspace);
-    first<<<grid, a.block, 0, a.stream>>>(a.in, grid == 1 ? a.out : partials, a.n);
-    BENCH_CHECK_LAUNCH("vec16_sm_grid_kernel");
-    if (grid > 1) {
-      vec16_sm_grid_kernel<Op, A><<<1, a.block, 0, a.stream>>>(partials, a.out, grid);
-      BENCH_CHECK_LAUNCH("vec16_sm_grid_kernel");
-    }
+    sm_grid_two_pass(
+        a, first, ceil_div(a.n, std::size_t(a.block) * Vec16<In>::count),
+        [&](unsigned grid, A* out) {
+          first<<<grid, a.block, 0, a.stream>>>(a.in, out, a.n);
+          BENCH_CHECK_LAUNCH("vec16_sm_grid_kernel");
+        },
+        [&](const A* partials, unsigned count) {
+          vec16_sm_grid_kernel<Op, A><<<1, a.block, 0, a.stream>>>(partials, a.out, count);
+          BENCH_CHECK_LAUNCH("vec16_sm_grid_kernel");
+        });
   }
 };
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(InterleavedMod, Sum, SumTypes, "interleaved_mod",
-                     "Harris v0 / PMPP naive: interleaved addressing with %, divergent warps; multi-pass",
-                     block_axis(), {});
-BENCH_DECLARE_REDUCE(InterleavedStrided, Sum, SumTypes, "interleaved_strided",
-                     "Harris v1: strided index, no divergence but bank conflicts; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(InterleavedBitmask, Sum, SumTypes, "interleaved_bitmask",
-                     "Harris v1.5: v0 with the % replaced by a bit mask; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(SequentialAddressing, Sum, SumTypes, "sequential_addressing",
-                     "Harris v2 / PMPP convergent: sequential addressing, conflict-free; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(SequentialAddressing, Max, SumTypes, "sequential_addressing",
-                     "naive max: Harris v2 block tree with max; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(SequentialAddressing, Min, SumTypes, "sequential_addressing",
-                     "naive min: Harris v2 block tree with min; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(FirstAddOnLoad, Sum, SumTypes, "first_add_on_load",
-                     "Harris v3 / PMPP: first add during the global load, half the blocks; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(LastWarpSyncwarp, Sum, SumTypes, "last_warp_syncwarp",
-                     "Harris v4 (sm_70+-correct) / PMPP warp unroll: last warp under __syncwarp, value in a register; multi-pass",
-                     block_axis(), {});
-BENCH_DECLARE_REDUCE(LastWarpShfl, Sum, SumTypes, "last_warp_shfl",
-                     "Harris v4.2: last warp by __shfl_down_sync; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(CompleteUnroll, Sum, SumTypes, "complete_unroll",
-                     "Harris v5 / PMPP complete unroll: block size as a template parameter; multi-pass", block_axis(), {});
-BENCH_DECLARE_REDUCE(MultiPerThread, Sum, SumTypes, "multi_per_thread",
-                     "Harris v6: `batch` block-strided elements per thread, grid shrunk to match; multi-pass",
-                     block_axis(), batch_axis({8}, {2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(WarpShuffleBlock, Sum, SumTypes, "warp_shuffle_block",
-                     "Harris v7 / PMPP warp shuffle + multi-level: two-level shuffle block reduce, one __syncthreads",
-                     block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(Vec16SmGrid, Sum, AllSumTypes, "vec16_sm_grid",
-                     "Harris v8: 16-byte loads, grid = SMs x resident blocks, shuffle block reduce; any alignment (head/tail scalar)",
-                     block_axis(), {});
-BENCH_DECLARE_REDUCE(Vec16SmGrid, Max, SumTypes, "vec16_sm_grid",
-                     "tuned max: Harris v8 structure (16-byte loads, SM-sized grid, shuffles); any alignment", block_axis(), {});
-BENCH_DECLARE_REDUCE(Vec16SmGrid, Min, SumTypes, "vec16_sm_grid",
-                     "tuned min: Harris v8 structure (16-byte loads, SM-sized grid, shuffles); any alignment", block_axis(), {});
+BENCH_DECLARE(ReduceSum, InterleavedMod, SumTypes, "interleaved_mod",
+              "Harris v0 / PMPP naive: interleaved addressing with %, divergent warps; multi-pass",
+              block_axis(), {});
+BENCH_DECLARE(ReduceSum, InterleavedStrided, SumTypes, "interleaved_strided",
+              "Harris v1: strided index, no divergence but bank conflicts; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceSum, InterleavedBitmask, SumTypes, "interleaved_bitmask",
+              "Harris v1.5: v0 with the % replaced by a bit mask; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceSum, SequentialAddressing, SumTypes, "sequential_addressing",
+              "Harris v2 / PMPP convergent: sequential addressing, conflict-free; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceMax, SequentialAddressing, SumTypes, "sequential_addressing",
+              "naive max: Harris v2 block tree with max; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceMin, SequentialAddressing, SumTypes, "sequential_addressing",
+              "naive min: Harris v2 block tree with min; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceSum, FirstAddOnLoad, SumTypes, "first_add_on_load",
+              "Harris v3 / PMPP: first add during the global load, half the blocks; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceSum, LastWarpSyncwarp, SumTypes, "last_warp_syncwarp",
+              "Harris v4 (sm_70+-correct) / PMPP warp unroll: last warp under __syncwarp, value in a register; multi-pass",
+              block_axis(), {});
+BENCH_DECLARE(ReduceSum, LastWarpShfl, SumTypes, "last_warp_shfl",
+              "Harris v4.2: last warp by __shfl_down_sync; multi-pass", block_axis(), {});
+BENCH_DECLARE(ReduceSum, CompleteUnroll, SumTypes, "complete_unroll",
+              "Harris v5 / PMPP complete unroll: block size as a template parameter; multi-pass",
+              axis<CompleteUnroll::Blocks, 256>(), {});
+BENCH_DECLARE(ReduceSum, MultiPerThread, SumTypes, "multi_per_thread",
+              "Harris v6: `batch` block-strided elements per thread, grid shrunk to match; multi-pass",
+              block_axis(), axis<MultiPerThread::Batches, 8>());
+BENCH_DECLARE(ReduceSum, WarpShuffleBlock, SumTypes, "warp_shuffle_block",
+              "Harris v7 / PMPP warp shuffle + multi-level: two-level shuffle block reduce, one __syncthreads",
+              block_axis(), axis<WarpShuffleBlock::Batches, 8>());
+BENCH_DECLARE(ReduceSum, Vec16SmGrid, AllSumTypes, "vec16_sm_grid",
+              "Harris v8: 16-byte loads, grid = SMs x resident blocks, shuffle block reduce; any alignment (head/tail scalar)",
+              block_axis(), {});
+BENCH_DECLARE(ReduceMax, Vec16SmGrid, SumTypes, "vec16_sm_grid",
+              "tuned max: Harris v8 structure (16-byte loads, SM-sized grid, shuffles); any alignment", block_axis(), {});
+BENCH_DECLARE(ReduceMin, Vec16SmGrid, SumTypes, "vec16_sm_grid",
+              "tuned min: Harris v8 structure (16-byte loads, SM-sized grid, shuffles); any alignment", block_axis(), {});
 
 }  // namespace bench::reduce

@@ -62,7 +62,7 @@ struct GridStrideTree : MultiPass<0> {
   }
 };
 
-struct WarpShuffleAtomic : VariantBase {
+struct WarpShuffleAtomic : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
@@ -72,13 +72,15 @@ struct WarpShuffleAtomic : VariantBase {
   }
 };
 
-struct BlockReduceCub : VariantBase {
+struct BlockReduceCub : KernelVariant {
+  using Blocks = Compiled<128, 256, 512, 1024>;
+  using Batches = Compiled<1, 4, 8, 16>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
-    dispatch<128, 256, 512, 1024>(a.block, "block", [&](auto bl) {
+    Blocks::dispatch(a.block, "block", [&](auto bl) {
       constexpr int Block = decltype(bl)::value;
-      dispatch<1, 4, 8, 16>(a.batch, "batch", [&](auto ba) {
+      Batches::dispatch(a.batch, "batch", [&](auto ba) {
         constexpr int Batch = decltype(ba)::value;
         block_reduce_cub_kernel<In, Block, Batch>
             <<<grid_for(a.n, std::size_t(Block) * Batch), Block, 0, a.stream>>>(a.in, a.out, a.n);
@@ -90,14 +92,14 @@ struct BlockReduceCub : VariantBase {
 
 }  // namespace
 
-BENCH_DECLARE_REDUCE(GridStrideTree, Sum, SumTypes, "grid_stride_tree",
-                     "PMPP grid-stride load: about `batch` elements per thread a grid apart, block tree; multi-level",
-                     block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(WarpShuffleAtomic, Sum, SumTypes, "warp_shuffle_atomic",
-                     "PMPP atomic final combine: grid-stride load, shuffle block reduce, one atomicAdd per block",
-                     block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
-BENCH_DECLARE_REDUCE(BlockReduceCub, Sum, SumTypes, "block_reduce_cub",
-                     "library building block: cub::BlockReduce as the block step, `batch` elements per thread, atomicAdd",
-                     Axis{{256}, {128, 256, 512, 1024}}, batch_axis({8}, {1, 4, 8, 16}));
+BENCH_DECLARE(ReduceSum, GridStrideTree, SumTypes, "grid_stride_tree",
+              "PMPP grid-stride load: about `batch` elements per thread a grid apart, block tree; multi-level",
+              block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
+BENCH_DECLARE(ReduceSum, WarpShuffleAtomic, SumTypes, "warp_shuffle_atomic",
+              "PMPP atomic final combine: grid-stride load, shuffle block reduce, one atomicAdd per block",
+              block_axis(), batch_axis({8}, {1, 2, 4, 8, 16, 32}));
+BENCH_DECLARE(ReduceSum, BlockReduceCub, SumTypes, "block_reduce_cub",
+              "library building block: cub::BlockReduce as the block step, `batch` elements per thread, atomicAdd",
+              axis<BlockReduceCub::Blocks, 256>(), axis<BlockReduceCub::Batches, 8>());
 
 }  // namespace bench::reduce

@@ -84,10 +84,10 @@ __global__ void batched_kernel(const T* __restrict__ in, T* __restrict__ out, st
 
 // Two-pass driver (kernels 0, 1): ceil(n / block) blocks into partials, then one
 // block of the same kernel over the partials.
-struct TwoPass : VariantBase {
+struct TwoPass : KernelVariant {
   template <class Op, class In>
-  static std::size_t workspace_bytes(std::size_t n, int block, int) {
-    return ceil_div(n, block) * sizeof(In);
+  static std::size_t workspace_bytes(const Args<Op, In>& a) {
+    return ceil_div(a.n, a.block) * sizeof(In);
   }
   template <class In, class Kernel>
   static void run(const Args<Sum, In>& a, Kernel kernel, const char* name) {
@@ -110,7 +110,7 @@ struct TwoPassSyncwarp : TwoPass {
   static void launch(const Args<Op, In>& a) { run(a, two_pass_syncwarp_kernel<In>, "two_pass_syncwarp_kernel"); }
 };
 
-struct OnePassAtomic : VariantBase {
+struct OnePassAtomic : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     zero_result(a);
@@ -122,25 +122,39 @@ struct OnePassAtomic : VariantBase {
 // Batched one-pass variants; Vector ones need a 16-byte aligned input (they
 // refuse others) and a batch that is a whole number of vectors.
 template <bool Vector, BlockStep Step>
-struct Batched : VariantBase {
+struct Batched : KernelVariant {
+  using Batches = std::conditional_t<Vector, Compiled<4, 8, 16, 32, 64>, Compiled<1, 2, 4, 8, 16, 32, 64>>;
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     if (Vector && !aligned16(a.in)) throw Unsupported("16-byte loads need a 16-byte aligned input");
     auto go = [&](auto b) {
       constexpr int B = decltype(b)::value;
-      if constexpr (!Vector || B % 4 == 0) {
-        const std::size_t smem = Step == BlockStep::tree_syncwarp ? a.block * sizeof(In) : 0;
-        batched_kernel<In, B, Vector, Step>
-            <<<grid_for(a.n, std::size_t(a.block) * B), a.block, smem, a.stream>>>(a.in, a.out, a.n);
-        BENCH_CHECK_LAUNCH("batched_kernel");
-      } else {
-        throw Unsupported("batch must be a multiple of 4 for 16-byte loads");
-      }
+      const std::size_t smem = Step == BlockStep::tree_syncwarp ? a.block * sizeof(In) : 0;
+      batched_kernel<In, B, Vector, Step>
+          <<<grid_for(a.n, std::size_t(a.block) * B), a.block, smem, a.stream>>>(a.in, a.out, a.n);
+      BENCH_CHECK_LAUNCH("batched_kernel");
     };
     for (int r = 0; r < kRepeats; ++r) {
       zero_result(a);
-      dispatch<1, 2, 4, 8, 16, 32, 64>(a.batch, "batch", go);
+      Batches::dispatch(a.batch, "batch", go);
     }
+#ifdef CUDABENCH_PLANTED_SLOWDOWN_PERCENT
+    // Test-only build option: batched_vec16_shfl re-reads the first P% of its
+    // input into a scratch result (its own result stays right), so that the
+    // gate's sensitivity to a small real slowdown can be shown.
+    if constexpr (Vector && Step == BlockStep::shfl) {
+      static In* scratch = nullptr;  // made in the verification call, before any timed one
+      if (!scratch) BENCH_CUDA_CHECK(cudaMalloc(&scratch, sizeof(In)));
+      const std::size_t extra = a.n * CUDABENCH_PLANTED_SLOWDOWN_PERCENT / 100 / 16 * 16;
+      auto again = [&](auto b) {
+        constexpr int B = decltype(b)::value;
+        batched_kernel<In, B, Vector, Step>
+            <<<grid_for(extra, std::size_t(a.block) * B), a.block, 0, a.stream>>>(a.in, scratch, extra);
+        BENCH_CHECK_LAUNCH("batched_kernel (planted slowdown)");
+      };
+      if (extra > 0) Batches::dispatch(a.batch, "batch", again);
+    }
+#endif
   }
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
   // Test-only build option: batched_vec16_shfl does all its work twice (still a
@@ -151,9 +165,6 @@ struct Batched : VariantBase {
 #endif
 };
 
-const Axis kBatch{{16}, {1, 2, 4, 8, 16, 32, 64}};
-const Axis kVectorBatch{{16}, {4, 8, 16, 32, 64}};
-
 }  // namespace
 
 using BatchedAtomic = Batched<false, BlockStep::tree_syncwarp>;
@@ -163,27 +174,29 @@ using BatchedVec16Shfl = Batched<true, BlockStep::shfl>;
 using BatchedReduceAddSync = Batched<false, BlockStep::reduce_add_sync>;
 using BatchedVec16ReduceAddSync = Batched<true, BlockStep::reduce_add_sync>;
 
-BENCH_DECLARE_REDUCE(TwoPassTree, Sum, SumTypes, "two_pass_tree",
-                     "vector-sum kernel 0: grid-stride load, block tree, second pass of one block", block_axis(), {});
-BENCH_DECLARE_REDUCE(TwoPassSyncwarp, Sum, SumTypes, "two_pass_syncwarp",
-                     "vector-sum kernel 1: kernel 0 with the last warp unrolled under __syncwarp", block_axis(), {});
-BENCH_DECLARE_REDUCE(OnePassAtomic, Sum, SumTypes, "one_pass_atomic",
-                     "vector-sum kernel 2: one element per thread, one atomicAdd per block", block_axis(), {});
-BENCH_DECLARE_REDUCE(BatchedAtomic, Sum, SumTypes, "batched_atomic",
-                     "vector-sum kernel 3: `batch` consecutive elements per thread, one atomicAdd per block",
-                     block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16, Sum, SumTypes, "batched_vec16",
-                     "vector-sum kernel 4: kernel 3 with 16-byte int4/float4 loads; refuses a misaligned input",
-                     block_axis(), kVectorBatch);
-BENCH_DECLARE_REDUCE(BatchedShfl, Sum, SumTypes, "batched_shfl",
-                     "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16Shfl, Sum, SumTypes, "batched_vec16_shfl",
-                     "vector-sum, warp intrinsics: kernel 4 with a __shfl_down_sync block reduce; refuses a misaligned input",
-                     block_axis(), kVectorBatch);
-BENCH_DECLARE_REDUCE(BatchedReduceAddSync, Sum, IntOnly, "batched_reduce_add_sync",
-                     "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(), kBatch);
-BENCH_DECLARE_REDUCE(BatchedVec16ReduceAddSync, Sum, IntOnly, "batched_vec16_reduce_add_sync",
-                     "vector-sum, warp intrinsics: kernel 4 with __reduce_add_sync (int only); refuses a misaligned input",
-                     block_axis(), kVectorBatch);
+BENCH_DECLARE(ReduceSum, TwoPassTree, SumTypes, "two_pass_tree",
+              "vector-sum kernel 0: grid-stride load, block tree, second pass of one block", block_axis(), {});
+BENCH_DECLARE(ReduceSum, TwoPassSyncwarp, SumTypes, "two_pass_syncwarp",
+              "vector-sum kernel 1: kernel 0 with the last warp unrolled under __syncwarp", block_axis(), {});
+BENCH_DECLARE(ReduceSum, OnePassAtomic, SumTypes, "one_pass_atomic",
+              "vector-sum kernel 2: one element per thread, one atomicAdd per block", block_axis(), {});
+BENCH_DECLARE(ReduceSum, BatchedAtomic, SumTypes, "batched_atomic",
+              "vector-sum kernel 3: `batch` consecutive elements per thread, one atomicAdd per block",
+              block_axis(), axis<BatchedAtomic::Batches, 16>());
+BENCH_DECLARE(ReduceSum, BatchedVec16, SumTypes, "batched_vec16",
+              "vector-sum kernel 4: kernel 3 with 16-byte int4/float4 loads; refuses a misaligned input",
+              block_axis(), axis<BatchedVec16::Batches, 16>());
+BENCH_DECLARE(ReduceSum, BatchedShfl, SumTypes, "batched_shfl",
+              "vector-sum, warp intrinsics: kernel 3 with a __shfl_down_sync block reduce", block_axis(),
+              axis<BatchedShfl::Batches, 16>());
+BENCH_DECLARE(ReduceSum, BatchedVec16Shfl, SumTypes, "batched_vec16_shfl",
+              "vector-sum, warp intrinsics: kernel 4 with a __shfl_down_sync block reduce; refuses a misaligned input",
+              block_axis(), axis<BatchedVec16Shfl::Batches, 16>());
+BENCH_DECLARE(ReduceSum, BatchedReduceAddSync, IntOnly, "batched_reduce_add_sync",
+              "vector-sum, warp intrinsics: kernel 3 with __reduce_add_sync (int only)", block_axis(),
+              axis<BatchedReduceAddSync::Batches, 16>());
+BENCH_DECLARE(ReduceSum, BatchedVec16ReduceAddSync, IntOnly, "batched_vec16_reduce_add_sync",
+              "vector-sum, warp intrinsics: kernel 4 with __reduce_add_sync (int only); refuses a misaligned input",
+              block_axis(), axis<BatchedVec16ReduceAddSync::Batches, 16>());
 
 }  // namespace bench::reduce

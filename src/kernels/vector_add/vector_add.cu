@@ -11,8 +11,10 @@
 
 #include <cstdint>
 
+#include "common/axes.hpp"
+#include "common/launch.cuh"
+#include "common/span.cuh"
 #include "families/vector_add.cuh"
-#include "kernels/reduce/common.cuh"
 
 namespace bench::vector_add {
 namespace {
@@ -72,46 +74,51 @@ __device__ inline void add_unit(const T* __restrict__ a, const T* __restrict__ b
   }
 }
 
-// `head` elements before the first aligned unit and the tail after the last
-// whole unit are added one by one by the first threads of the grid.
+// The head (elements before the first aligned unit) and the tail after the
+// last whole unit are added one by one by the first threads of the grid.
 template <class T, Unit U, int Units>
 __global__ void vector_add_kernel(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
-                                  std::size_t n, std::size_t head) {
+                                  std::size_t n, AlignedSplit<T, width<T, U>(), alignment<T, U>()> s) {
   constexpr int W = width<T, U>();
-  const std::size_t units = (n - head) / W;
   const std::size_t first = blockIdx.x * (std::size_t{blockDim.x} * Units) + threadIdx.x;
 #pragma unroll
   for (int u = 0; u < Units; ++u) {
     const std::size_t k = first + std::size_t(u) * blockDim.x;
-    if (k < units) add_unit<T, U>(a + head + k * W, b + head + k * W, out + head + k * W);
+    if (k < s.units) add_unit<T, U>(a + s.head + k * W, b + s.head + k * W, out + s.head + k * W);
   }
   const std::size_t g = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
-  if (g < head) out[g] = add1(a[g], b[g]);
-  const std::size_t tail = head + units * W;
-  if (g < n - tail) out[tail + g] = add1(a[tail + g], b[tail + g]);
+  if (g < s.head) out[g] = add1(a[g], b[g]);
+  if (g < n - s.tail) out[s.tail + g] = add1(a[s.tail + g], b[s.tail + g]);
 }
 
+using UnitsPerThread = Compiled<1, 2, 4, 8>;
+
 template <Unit U>
-struct Kernel : VariantBase {
+struct Kernel : KernelVariant {
   template <class T>
-  static void launch(const AddArgs<T>& a) {
+  static void launch(const Args<T>& a) {
     constexpr int W = width<T, U>(), R = alignment<T, U>();
     const auto mis = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % R; };
     if (mis(a.a) != mis(a.out) || mis(a.b) != mis(a.out))
       throw Unsupported("a, b and out must share their " + std::to_string(R) + "-byte alignment");
-    const std::size_t head = std::min<std::size_t>(a.n, ((R - mis(a.out)) % R) / sizeof(T));
+    const AlignedSplit<T, W, R> split(a.out, a.n);
     if (a.batch % W != 0) throw Unsupported("batch must be a multiple of " + std::to_string(W));
-    reduce::dispatch<1, 2, 4, 8>(a.batch / W, "units per thread", [&](auto u) {
+    UnitsPerThread::dispatch(a.batch / W, "units per thread", [&](auto u) {
       constexpr int Units = decltype(u)::value;
-      const std::size_t units = (a.n - head) / W;
-      const unsigned grid = reduce::grid_for(std::max<std::size_t>(units, 1), std::size_t(a.block) * Units);
-      vector_add_kernel<T, U, Units><<<grid, a.block, 0, a.stream>>>(a.a, a.b, a.out, a.n, head);
+      const unsigned grid = grid_for(std::max<std::size_t>(split.units, 1), std::size_t(a.block) * Units);
+      vector_add_kernel<T, U, Units><<<grid, a.block, 0, a.stream>>>(a.a, a.b, a.out, a.n, split);
       BENCH_CHECK_LAUNCH("vector_add_kernel");
     });
   }
 };
 
-Axis batches(int w) { return Axis{{w}, {w, 2 * w, 4 * w, 8 * w}}; }
+// batch = elements per thread = w (one unit's elements) x each compiled units
+// count; one unit per thread in the default suite.
+template <int... Us>
+Axis batches_of(Compiled<Us...>, int w) {
+  return Axis{{w}, {w * Us...}};
+}
+Axis batches(int w) { return batches_of(UnitsPerThread{}, w); }
 
 }  // namespace
 
@@ -122,17 +129,22 @@ using X8 = Kernel<Unit::four_pairs>;
 using X8Pack = Kernel<Unit::pack128>;
 using F32 = Types<float>;
 
-BENCH_DECLARE_VECTOR_ADD(Elem, AllTypes, "elem",
-                         "write-up f32 / f16 / bf16: one element per unit (__hadd for 16-bit types)",
-                         reduce::block_axis(), batches(1));
-BENCH_DECLARE_VECTOR_ADD(X4, F32, "x4", "write-up f32x4: float4 loads and stores (16 bytes)", reduce::block_axis(),
-                         batches(4));
-BENCH_DECLARE_VECTOR_ADD(X2, HalfTypes, "x2", "write-up f16x2 / bf16x2: half2 / bfloat162 with __hadd2 (4-byte loads)",
-                         reduce::block_axis(), batches(2));
-BENCH_DECLARE_VECTOR_ADD(X8, HalfTypes, "x8", "write-up f16x8 / bf16x8: four half2 per unit (four 4-byte loads per operand)",
-                         reduce::block_axis(), batches(8));
-BENCH_DECLARE_VECTOR_ADD(X8Pack, HalfTypes, "x8_pack",
-                         "write-up f16x8_pack / bf16x8_pack: one 128-bit load of a, one of b, one 128-bit store",
-                         reduce::block_axis(), batches(8));
+BENCH_DECLARE(VectorAdd, Elem, AddTypes, "elem",
+              "write-up f32 / f16 / bf16: one element per unit (__hadd for 16-bit types)", block_axis(), batches(1));
+BENCH_DECLARE(VectorAdd, X4, F32, "x4",
+              "write-up f32x4: float4 loads and stores (16 bytes); refuses a, b and out of different alignments",
+              block_axis(), batches(4));
+BENCH_DECLARE(VectorAdd, X2, HalfTypes, "x2",
+              "write-up f16x2 / bf16x2: half2 / bfloat162 with __hadd2 (4-byte loads); refuses a, b and out of "
+              "different alignments",
+              block_axis(), batches(2));
+BENCH_DECLARE(VectorAdd, X8, HalfTypes, "x8",
+              "write-up f16x8 / bf16x8: four half2 per unit (four 4-byte loads per operand); refuses a, b and out of "
+              "different alignments",
+              block_axis(), batches(8));
+BENCH_DECLARE(VectorAdd, X8Pack, HalfTypes, "x8_pack",
+              "write-up f16x8_pack / bf16x8_pack: one 128-bit load of a, one of b, one 128-bit store; refuses a, b "
+              "and out of different alignments",
+              block_axis(), batches(8));
 
 }  // namespace bench::vector_add

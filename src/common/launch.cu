@@ -1,6 +1,6 @@
-#include "kernels/reduce/common.cuh"
+#include "common/launch.cuh"
 
-namespace bench::reduce {
+namespace bench {
 
 int sm_count() {
   static const int count = [] {
@@ -12,4 +12,4 @@ int sm_count() {
   return count;
 }
 
-}  // namespace bench::reduce
+}  // namespace bench

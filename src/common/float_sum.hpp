@@ -1,0 +1,65 @@
+// How float sums are verified (reductions, dot, the read ceiling, each prefix
+// of a scan): against the sum in double, within
+//     |got - exact| <= 2 * eps_f32 * (ceil(log2 n) + 1) * sum|x|,
+// twice the worst-case bound of pairwise (tree) summation of n terms. Block
+// trees, grid-stride loops, atomics and look-back chains all stay far inside it
+// on the zero-mean data used here (harness/data.hpp). Host only.
+#pragma once
+
+#include <cmath>
+#include <cstddef>
+#include <cstdio>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "common/types.cuh"
+#include "harness/parallel.hpp"
+
+namespace bench {
+
+inline double float_sum_tolerance(std::size_t n, double abs_sum) {
+  const double levels = std::ceil(std::log2(static_cast<double>(n > 1 ? n : 2))) + 1.0;
+  return 2.0 * std::numeric_limits<float>::epsilon() * levels * abs_sum;
+}
+
+// "" when `got` is within the tolerance of `exact`, else what was expected and
+// what came back. NaN fails.
+inline std::string check_float_sum(double exact, double abs_sum, double got, std::size_t n) {
+  const double tol = float_sum_tolerance(n, abs_sum);
+  const double err = std::fabs(got - exact);
+  if (err <= tol) return "";
+  char msg[200];
+  std::snprintf(msg, sizeof msg, "expected %.9g, got %.9g (|error| %.3g > tolerance %.3g, N=%zu)", exact, got, err, tol,
+                n);
+  return msg;
+}
+
+// The sum of f(i) and the sum of |f(i)| over i in [0, n), in double, in parallel.
+struct DoubleSum {
+  double sum = 0;
+  double abs_sum = 0;
+};
+
+template <class Term>
+DoubleSum double_sum(std::size_t n, Term term) {
+  const unsigned chunks = default_chunks(n);
+  std::vector<DoubleSum> parts(chunks);
+  parallel_chunks(
+      n,
+      [&](std::size_t lo, std::size_t hi, unsigned c) {
+        DoubleSum s;
+        for (std::size_t i = lo; i < hi; ++i) {
+          const double t = term(i);
+          s.sum += t;
+          s.abs_sum += std::fabs(t);
+        }
+        parts[c] = s;
+      },
+      chunks);
+  DoubleSum r;
+  for (const auto& p : parts) r.sum += p.sum, r.abs_sum += p.abs_sum;
+  return r;
+}
+
+}  // namespace bench
