@@ -1,6 +1,7 @@
 #include "harness/registry.hpp"
 
 #include <algorithm>
+#include <tuple>
 #include <map>
 #include <set>
 #include <sstream>
@@ -77,12 +78,15 @@ bool declare(Declaration decl) {
 }
 
 const std::vector<Declaration>& declarations() {
-  // Static initialisers run in an unspecified order across files: sort (once,
-  // after the last declaration) so that registration order and listings are stable.
+  // Static initialisers run file by file in link order (the sorted source
+  // glob), each file's declarations in the order it writes them: the write-ups'
+  // ladder order. Group by family and type (once, after the last declaration)
+  // with a stable sort, so listings, registration and charts keep that order.
   Registry& r = registry();
   if (!r.sorted) {
-    std::stable_sort(r.decls.begin(), r.decls.end(),
-                     [](const Declaration& a, const Declaration& b) { return a.id() < b.id(); });
+    std::stable_sort(r.decls.begin(), r.decls.end(), [](const Declaration& a, const Declaration& b) {
+      return std::tie(a.family, a.type) < std::tie(b.family, b.type);
+    });
     r.sorted = true;
   }
   return r.decls;
