@@ -76,7 +76,7 @@ class Timer : public ::testing::Test {
 // make the short kernels below take minutes).
 void set_min_time(const char* seconds) {
   std::string flag = std::string("--benchmark_min_time=") + seconds;
-  char arg0[] = "gpu_tests";
+  static char arg0[] = "gpu_tests";  // Google Benchmark keeps argv[0] (the JSON context's "executable")
   char* argv[] = {arg0, flag.data(), nullptr};
   int argc = 2;
   benchmark::Initialize(&argc, argv);
