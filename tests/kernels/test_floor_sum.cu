@@ -1,9 +1,11 @@
 // The launch-floor sum as an API (kernels/reduce/floor_sum.cuh), beyond what
 // every reduce_sum declaration is tested for (test_reduce.cpp): bitwise
 // determinism of float sums over 100 calls, every head/tail split, n = 0, the
-// caller-workspace overload with two streams at once, and clear refusals.
+// caller-workspace overload with two streams at once (left zero-filled), the
+// choice by n across its size classes, grids past one wave, and clear refusals.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <vector>
 
@@ -72,7 +74,7 @@ TEST_F(FloorSum, EveryHeadAndTailSplitAndEmptyInput) {
       ASSERT_EQ(floor_sum(data.device.get() + offset, n, out.get(), stream_), cudaSuccess);
       EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, n)) << "n " << n << " offset " << offset;
     }
-    for (Config cfg : {Config{128, 1}, Config{1024, 8}}) {  // 8 blocks taking tickets; one block
+    for (Config cfg : {Config{128, 1}, Config{1024, 8}}) {  // 8 blocks publishing to block 0; one block
       poison(out);
       ASSERT_EQ(floor_sum(data.device.get() + offset, 4096, out.get(), stream_, cfg), cudaSuccess);
       EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, 4096)) << "block " << cfg.block;
@@ -86,7 +88,7 @@ TEST_F(FloorSum, CallerWorkspacesOnTwoStreamsAtOnce) {
   const int want = host_sum(data.host.data(), n);
   std::size_t bytes = 0;
   ASSERT_EQ(launch_floor::floor_sum_workspace_bytes<int>(&bytes), cudaSuccess);
-  ASSERT_GT(bytes, launch_floor::kWorkspaceHeader);
+  ASSERT_GE(bytes, 2 * launch_floor::kSlotBytes);
   cudaStream_t other = nullptr;
   ASSERT_EQ(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking), cudaSuccess);
   DeviceBuffer<unsigned char> ws_a(bytes), ws_b(bytes);
@@ -103,11 +105,56 @@ TEST_F(FloorSum, CallerWorkspacesOnTwoStreamsAtOnce) {
   int got_b = 0;
   ASSERT_EQ(cudaMemcpy(&got_b, out_b.get(), sizeof(int), cudaMemcpyDeviceToHost), cudaSuccess);
   EXPECT_EQ(got_b, want);
-  // The tickets are back at zero after every call.
-  unsigned ticket = 1;
-  ASSERT_EQ(cudaMemcpy(&ticket, ws_a.get(), sizeof(ticket), cudaMemcpyDeviceToHost), cudaSuccess);
-  EXPECT_EQ(ticket, 0u);
+  // Every slot is clear again after the calls (the next call relies on it).
+  std::vector<unsigned char> left(bytes, 0xFF);
+  ASSERT_EQ(cudaMemcpy(left.data(), ws_a.get(), bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(std::count(left.begin(), left.end(), 0), static_cast<std::ptrdiff_t>(bytes));
   EXPECT_EQ(cudaStreamDestroy(other), cudaSuccess);
+}
+
+// The choice by n: each row of the table, and the edges between rows, for int
+// and float (float against the same call's fixed-config twin, bitwise: the
+// auto path must run exactly the kernel its row names).
+TEST_F(FloorSum, ChoiceByNMatchesTheTableAndTheHost) {
+  const std::size_t top = (std::size_t{1} << 22) + 9;
+  const auto& ints = random_dataset<int>(top);
+  const auto& floats = random_dataset<float>(top);
+  DeviceBuffer<int> out(1);
+  DeviceBuffer<float> fout(1), ftwin(1);
+  for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{4100}, std::size_t{1} << 16,
+                        std::size_t{1} << 20, (std::size_t{1} << 20) + 4, top - 3}) {
+    for (std::size_t offset : {0, 3}) {
+      SCOPED_TRACE("n " + std::to_string(n) + " offset " + std::to_string(offset));
+      poison(out);
+      ASSERT_EQ(floor_sum(ints.device.get() + offset, n, out.get(), stream_), cudaSuccess);
+      EXPECT_EQ(fetch(out), host_sum(ints.host.data() + offset, n));
+      const Config row = launch_floor::choose(n / 4);
+      ASSERT_EQ(floor_sum(floats.device.get() + offset, n, fout.get(), stream_), cudaSuccess);
+      ASSERT_EQ(floor_sum(floats.device.get() + offset, n, ftwin.get(), stream_, row), cudaSuccess);
+      const float a = fetch(fout), b = fetch(ftwin);
+      EXPECT_EQ(std::memcmp(&a, &b, sizeof(float)), 0) << a << " vs " << b;
+    }
+  }
+}
+
+// Every compiled pair on an input that needs more blocks than are resident
+// (grid clamped to SMs x resident) and on one that needs a few, twice in a row
+// (the second call finds the slots the first one cleared).
+TEST_F(FloorSum, EveryCompiledConfigTwiceInARow) {
+  const std::size_t big = (std::size_t{1} << 23) + 5;
+  const auto& data = random_dataset<int>(big + 1);
+  DeviceBuffer<int> out(1);
+  for (int block : {128, 256, 512, 1024}) {
+    for (int batch : {1, 2, 4, 8}) {
+      for (std::size_t n : {big, std::size_t{3} * block * batch * 4 + 1}) {
+        for (int call = 0; call < 2; ++call) {
+          poison(out);
+          ASSERT_EQ(floor_sum(data.device.get() + 1, n, out.get(), stream_, Config{block, batch}), cudaSuccess);
+          EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n)) << block << "/" << batch << " n " << n;
+        }
+      }
+    }
+  }
 }
 
 TEST_F(FloorSum, RefusesWhatItCannotDoWithoutLaunching) {
@@ -121,6 +168,7 @@ TEST_F(FloorSum, RefusesWhatItCannotDoWithoutLaunching) {
   EXPECT_EQ(floor_sum(static_cast<const int*>(nullptr), 1000, out.get(), stream_), cudaErrorInvalidValue);
   EXPECT_EQ(floor_sum(in, 1000, out.get(), ws.get() + 4, 4000, stream_), cudaErrorInvalidValue);  // misaligned
   EXPECT_EQ(floor_sum(in, 1000, out.get(), ws.get(), 8, stream_), cudaErrorInvalidValue);         // too small
+  EXPECT_EQ(floor_sum(in, 1000, out.get(), stream_, Config{256, 0}), cudaErrorInvalidValue);  // half auto
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refusal leaves no CUDA error behind";
 }
 

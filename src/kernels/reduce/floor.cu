@@ -1,6 +1,8 @@
-// The launch-floor sum (kernels/reduce/floor_sum.cuh) as a reduce_sum variant:
+// The launch-floor sum (kernels/reduce/floor_sum.cuh) as reduce_sum variants,
 // called exactly as a user calls it, (in, n, out, stream), with its built-in
 // workspace; nothing else is enqueued.
+//   floor_sum        Config{}: block/batch chosen by n (the API's own table)
+//   floor_sum_fixed  one compiled block x batch pair per benchmark (the sweep)
 #include "families/reduce.cuh"
 #include "kernels/reduce/floor_sum.cuh"
 
@@ -12,21 +14,26 @@ std::vector<int> values(std::integer_sequence<int, Vs...>) {
   return {Vs...};
 }
 
+// a.block and a.batch are 0 for the variant without axes: Config{0, 0} = by n.
 struct FloorSum : KernelVariant {
   template <class Op, class In>
   static void launch(const Args<Op, In>& a) {
     BENCH_CUDA_CHECK(launch_floor::floor_sum(a.in, a.n, a.out, a.stream, launch_floor::Config{a.block, a.batch}));
   }
 };
+struct FloorSumFixed : FloorSum {};
 
-const launch_floor::Config kDefault{};
+constexpr launch_floor::Config kDefault{256, 4};  // the read ceiling's shape
 
 }  // namespace
 
 BENCH_DECLARE(ReduceSum, FloorSum, SumTypes, "floor_sum",
-                     "launch floor: one launch, no memset; SM-sized grid, 16-byte loads with `batch` in flight per "
-                     "thread, head/tail by element; the last block (atomic ticket) combines the partials in a fixed "
-                     "order and resets the ticket; deterministic",
+                     "launch floor: one launch, no memset, block/batch by n; 16-byte loads, `batch` in flight per "
+                     "thread, head/tail by element; blocks publish (flag|value) in one relaxed store, block 0 polls "
+                     "and adds them in index order, clears them; deterministic",
+              {}, {});
+BENCH_DECLARE(ReduceSum, FloorSumFixed, SumTypes, "floor_sum_fixed",
+                     "floor_sum with a fixed compiled block x batch (the sweep behind floor_sum's table)",
                      Axis{{kDefault.block}, values(launch_floor::BlockSizes{})},
                      Axis{{kDefault.batch}, values(launch_floor::Batches{})});
 

@@ -7,23 +7,32 @@
 // T: int, unsigned, float, double (any 4- or 8-byte arithmetic type); integers
 // wrap in two's complement. Any n (0 writes 0), any T-aligned input pointer.
 // The caller never clears anything: no memset before a call, no second pass.
+// Config{} (the default) picks block, batch and grid from n (kAuto, below);
+// an explicit Config runs that compiled kernel (the benchmark sweep).
 //
-// Design (one launch, "last block" combine as in CUDA's threadFenceReduction
-// sample, with the streaming loop of the measured read ceiling):
-//   - grid: at most SMs x resident blocks per SM (the occupancy API), fewer when
-//     the input is small, so each thread issues at most `batch` loads at once;
-//   - each thread reads 16-byte vectors at a grid stride, `batch` independent
-//     loads in flight per iteration (the read ceiling's loop); the head before
-//     the first 16-byte boundary and the tail after the last whole vector are
-//     added element by element by the first threads of the grid;
-//   - each block reduces by warp shuffles, writes its partial, and takes a
-//     ticket (cuda::atomic_ref fetch_add, acq_rel at device scope); the block
-//     that draws the last ticket reads every partial, reduces them in index
-//     order, writes *out and sets the ticket back to 0 for the next call.
-//   - a grid of one block writes *out directly (no partial, no ticket).
+// Design (one launch, the measured read ceiling's loop, a combine with no
+// fence and no ticket):
+//   - grid: ceil(vectors / (block * batch)) blocks, at most SMs x resident
+//     blocks per SM (the occupancy API, asked once per device), so each thread
+//     issues `batch` independent 16-byte loads and then uses them;
+//   - each thread reads 16-byte vectors at a grid stride, `batch` loads in
+//     flight per iteration; the head before the first 16-byte boundary and the
+//     tail after the last whole vector go to the first threads one element each;
+//   - each block reduces by warp shuffles. A grid of one block writes *out.
+//     Otherwise block b > 0 publishes its sum into slot b of the workspace with
+//     ONE relaxed 8-byte store that holds the value and a "full" flag together
+//     (4-byte T; 8-byte T: value, then the flag with release), and exits: no
+//     fence, no atomic, no round trip. Block 0 polls slots 1..grid-1 (its
+//     threads a slot each, loads issued together), adds them in index order
+//     with its own sum, writes *out and clears the slots it read.
+//     The previous scheme (partial store, acq_rel ticket, last block re-reads
+//     the partials) put three dependent L2 round trips after the last block's
+//     loads; this one puts about one (store -> block 0's next poll).
+// Progress: only block 0 ever waits, for blocks that wait on nothing, so the
+// grid need not be co-resident (a slot held by block 0 is all it takes).
 // Deterministic: for a given n, input alignment, device and Config, the grid,
-// every thread's share and every combination order are fixed; which block
-// finishes last does not change the order in which partials are combined, so
+// every thread's share and every combination order are fixed (block 0 adds
+// slot u in thread u % block, in ascending u, then a fixed shuffle tree):
 // float results are bitwise identical from call to call.
 //
 // Workspace: the first overload uses a workspace built into the module (zero
@@ -31,7 +40,8 @@
 // or synchronised): concurrent calls on different streams need workspaces of
 // their own, through the second overload: floor_sum_workspace_bytes<T>() bytes,
 // 16-byte aligned and zero-filled once when allocated (e.g. cudaMemset after
-// cudaMalloc); every call leaves it zero-filled again.
+// cudaMalloc); every call leaves it zero-filled again (block 0 clears each slot
+// it consumed, and the next call is ordered after this kernel's end).
 //
 // Independent of the benchmark harness: only CUDA and libcu++ headers.
 #pragma once
@@ -44,6 +54,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <type_traits>
 #include <utility>
 
@@ -51,17 +62,40 @@ namespace bench::launch_floor {
 
 // The compiled tunables (one list each: the dispatch below and the benchmark
 // declaration's axes both read them): threads per block, and 16-byte loads in
-// flight per thread per loop iteration.
+// flight per thread per loop iteration. 16 kernels per type.
 using BlockSizes = std::integer_sequence<int, 128, 256, 512, 1024>;
 using Batches = std::integer_sequence<int, 1, 2, 4, 8>;
 
+// block 0 / batch 0: choose by n (kAuto). Otherwise a compiled pair.
 struct Config {
-  int block = 256;  // the read ceiling's block: 8 resident blocks per SM fill it
-  int batch = 4;    // the read ceiling's four loads in flight
+  int block = 0;
+  int batch = 0;
 };
 
-// A caller's workspace starts with the ticket, padded to keep the partials aligned.
-constexpr std::size_t kWorkspaceHeader = 16;
+// The choice by n, in 16-byte vectors (n * sizeof(T) / 16), first row whose
+// limit is >= the vectors. Curated from the H200 sweep of the previous
+// (ticket) version, docs/timing.md: one block while one block's loads cover
+// the input; then the read ceiling's small-N shape (256 threads, one load
+// each: every thread's load in flight at once, as many SMs as possible);
+// from 2^18 vectors the persistent grid of 1024-thread blocks, 4 loads in flight.
+struct AutoRow {
+  std::size_t max_vectors;
+  Config config;
+};
+inline constexpr AutoRow kAuto[] = {
+    {1024, {256, 4}},                 // n <= 2^12 (4-byte T): one block
+    {std::size_t{1} << 18, {256, 1}}, // up to 2^20: up to SMs x 8 blocks, one load per thread
+    {~std::size_t{0}, {1024, 4}},     // larger: SMs x 2 blocks of 1024, 4 loads in flight
+};
+
+inline constexpr Config choose(std::size_t vectors) {
+  for (const AutoRow& row : kAuto)
+    if (vectors <= row.max_vectors) return row.config;
+  return kAuto[std::size(kAuto) - 1].config;
+}
+
+// A workspace slot: 16 bytes (8-byte T needs value and flag apart).
+constexpr std::size_t kSlotBytes = 16;
 
 namespace detail {
 
@@ -97,22 +131,82 @@ __device__ inline T warp_sum(T v) {
 }
 
 // Warp shuffles, then the warps' sums by warp 0: a fixed tree. Result in thread 0.
+// `scratch` is reused by a second call only after a __syncthreads.
 template <int Block, class T>
-__device__ inline T block_sum(T v) {
-  __shared__ T warp_sums[Block / 32];
+__device__ inline T block_sum(T v, T* scratch) {
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   v = warp_sum(v);
-  if (lane == 0) warp_sums[warp] = v;
+  if constexpr (Block == 32) return v;
+  if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  if (warp == 0) v = warp_sum(lane < Block / 32 ? warp_sums[lane] : T(0));
+  if (warp == 0) v = warp_sum(lane < Block / 32 ? scratch[lane] : T(0));
   return v;
 }
 
+using Ref64 = cuda::atomic_ref<unsigned long long, cuda::thread_scope_device>;
+
+template <class T>
+__device__ inline unsigned long long bits_of(T v) {
+  if constexpr (sizeof(T) == 4) {
+    unsigned u;
+    std::memcpy(&u, &v, 4);
+    return u;
+  } else {
+    unsigned long long u;
+    std::memcpy(&u, &v, 8);
+    return u;
+  }
+}
+
+template <class T>
+__device__ inline T from_bits(unsigned long long u) {
+  T v;
+  if constexpr (sizeof(T) == 4) {
+    const unsigned w = static_cast<unsigned>(u);
+    std::memcpy(&v, &w, 4);
+  } else {
+    std::memcpy(&v, &u, 8);
+  }
+  return v;
+}
+
+// Slot layout (two 8-byte words): 4-byte T: word 0 = flag << 32 | value bits,
+// one store publishes both (single-copy atomic); 8-byte T: word 0 = value,
+// word 1 = flag, stored with release after the value.
+constexpr unsigned long long kFull = 1;
+
+template <class T>
+__device__ inline void publish(unsigned long long* slot, T v) {
+  if constexpr (sizeof(T) == 4) {
+    Ref64(slot[0]).store((kFull << 32) | bits_of(v), cuda::memory_order_relaxed);
+  } else {
+    Ref64(slot[0]).store(bits_of(v), cuda::memory_order_relaxed);
+    Ref64(slot[1]).store(kFull, cuda::memory_order_release);
+  }
+}
+
+// One look at a slot: true and the value when it is full.
+template <class T>
+__device__ inline bool peek(unsigned long long* slot, T* v) {
+  if constexpr (sizeof(T) == 4) {
+    const unsigned long long w = Ref64(slot[0]).load(cuda::memory_order_relaxed);
+    *v = from_bits<T>(w);
+    return (w >> 32) == kFull;
+  } else {
+    if (Ref64(slot[1]).load(cuda::memory_order_acquire) != kFull) return false;
+    *v = from_bits<T>(Ref64(slot[0]).load(cuda::memory_order_relaxed));
+    return true;
+  }
+}
+
+__device__ inline void clear(unsigned long long* slot, std::size_t t_size) {
+  Ref64(slot[t_size == 4 ? 0 : 1]).store(0, cuda::memory_order_relaxed);
+}
+
 // The workspace built into the module: zero when it loads, left zero by every call.
-constexpr unsigned kBuiltinPartials = 8192;
+constexpr unsigned kBuiltinSlots = 4096;
 namespace {
-__device__ unsigned int builtin_ticket;
-__device__ std::uint64_t builtin_partials[kBuiltinPartials];  // 8-byte slots hold any T
+__device__ unsigned long long builtin_slots[2 * kBuiltinSlots];
 }  // namespace
 
 // Up to four loads in flight fit in 32 registers: a full SM (2048 threads) of
@@ -120,14 +214,34 @@ __device__ std::uint64_t builtin_partials[kBuiltinPartials];  // 8-byte slots ho
 template <int Block, int Batch>
 constexpr int kMinBlocksPerSm = Batch <= 4 ? 2048 / Block : 1;
 
-template <class T, int Block, int Batch>
-__global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>)) floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out,
-                                                          T* partials, unsigned int* ticket) {
-  constexpr std::size_t kPerVec = 16 / sizeof(T);
-  if (partials == nullptr) {
-    partials = reinterpret_cast<T*>(builtin_partials);
-    ticket = &builtin_ticket;
+// Block 0's combine: thread t adds slots t, t + Block, ... (ascending; slot 0 is
+// block 0's own sum, in thread 0), polling until every one it reads is full.
+// Loads of one round are issued together (unrolled), then tested.
+template <class T, int Block>
+__device__ inline T gather(unsigned long long* slots, unsigned grid, T own) {
+  T acc;
+  for (;;) {
+    bool full = true;
+    acc = threadIdx.x == 0 ? own : T(0);
+    unsigned u = threadIdx.x == 0 ? Block : threadIdx.x;
+#pragma unroll 4
+    for (; u < grid; u += Block) {
+      T v = T(0);
+      full &= peek<T>(slots + 2 * std::size_t{u}, &v);
+      acc = add(acc, v);
+    }
+    if (full) break;
   }
+  for (unsigned u = threadIdx.x == 0 ? Block : threadIdx.x; u < grid; u += Block) clear(slots + 2 * std::size_t{u}, sizeof(T));
+  return acc;
+}
+
+template <class T, int Block, int Batch>
+__global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
+    floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out, unsigned long long* slots) {  // nullptr: the built-in workspace
+  constexpr std::size_t kPerVec = 16 / sizeof(T);
+  __shared__ T scratch[Block / 32];
+  if (slots == nullptr) slots = builtin_slots;
   // head | whole 16-byte vectors | tail
   const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
   const std::size_t to_boundary = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
@@ -149,7 +263,9 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>)) floor_
 #pragma unroll
     for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
   }
-  for (; i < vectors; i += stride) acc[0] = add(acc[0], sum16<T>(__ldg(body + i)));
+  if constexpr (Batch > 1) {
+    for (; i < vectors; i += stride) acc[0] = add(acc[0], sum16<T>(__ldg(body + i)));
+  }
 #pragma unroll
   for (int width = Batch / 2; width > 0; width /= 2) {
 #pragma unroll
@@ -158,29 +274,18 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>)) floor_
   T sum = acc[0];
   if (t < head) sum = add(sum, in[t]);
   if (t < n - tail) sum = add(sum, in[tail + t]);
-  sum = block_sum<Block>(sum);
+  sum = block_sum<Block>(sum, scratch);
 
-  if (gridDim.x == 1) {
-    if (threadIdx.x == 0) *out = sum;
+  if (blockIdx.x != 0) {
+    if (threadIdx.x == 0) publish(slots + 2 * std::size_t{blockIdx.x}, sum);
     return;
   }
-  __shared__ bool last;
-  cuda::atomic_ref<unsigned int, cuda::thread_scope_device> ticket_ref(*ticket);
-  if (threadIdx.x == 0) {
-    partials[blockIdx.x] = sum;
-    // release: this block's partial is visible before its ticket; acquire: the
-    // last block sees every partial released before the tickets it follows.
-    last = ticket_ref.fetch_add(1u, cuda::memory_order_acq_rel) == gridDim.x - 1;
+  if (gridDim.x > 1) {
+    sum = gather<T, Block>(slots, gridDim.x, sum);
+    __syncthreads();  // scratch is read by warp 0 above before it is written again
+    sum = block_sum<Block>(sum, scratch);
   }
-  __syncthreads();  // orders the other threads' reads after thread 0's acquire
-  if (!last) return;
-  T total = T(0);
-  for (unsigned b = threadIdx.x; b < gridDim.x; b += Block) total = add(total, __ldcg(partials + b));
-  total = block_sum<Block>(total);
-  if (threadIdx.x == 0) {
-    *out = total;
-    ticket_ref.store(0u, cuda::memory_order_relaxed);  // every block has drawn its ticket
-  }
+  if (threadIdx.x == 0) *out = sum;
 }
 
 // SMs x resident blocks per SM of this kernel on the current device, asked once
@@ -205,9 +310,9 @@ cudaError_t resident_grid(unsigned* grid) {
   return cudaSuccess;
 }
 
-// One call with compiled tunables. `capacity`: partials the workspace holds.
+// One call with compiled tunables. `capacity`: slots the workspace holds.
 template <class T, int Block, int Batch>
-cudaError_t launch(const T* in, std::size_t n, T* out, T* partials, unsigned int* ticket, std::size_t capacity,
+cudaError_t launch(const T* in, std::size_t n, T* out, unsigned long long* slots, std::size_t capacity,
                    cudaStream_t stream, std::size_t* grid_out) {
   unsigned resident = 0;
   if (const cudaError_t e = resident_grid<T, Block, Batch>(&resident); e != cudaSuccess) return e;
@@ -216,7 +321,7 @@ cudaError_t launch(const T* in, std::size_t n, T* out, T* partials, unsigned int
   std::size_t grid = (vectors + per_block - 1) / per_block;
   grid = std::max<std::size_t>(1, std::min({grid, std::size_t{resident}, capacity}));
   if (grid_out) *grid_out = grid;
-  floor_sum_kernel<T, Block, Batch><<<static_cast<unsigned>(grid), Block, 0, stream>>>(in, n, out, partials, ticket);
+  floor_sum_kernel<T, Block, Batch><<<static_cast<unsigned>(grid), Block, 0, stream>>>(in, n, out, slots);
   return cudaGetLastError();
 }
 
@@ -240,18 +345,20 @@ inline bool misaligned(const void* p, std::size_t alignment) {
   return reinterpret_cast<std::uintptr_t>(p) % alignment != 0;
 }
 
+inline bool is_auto(const Config& cfg) { return cfg.block == 0 && cfg.batch == 0; }
+
 template <class T>
-cudaError_t run(const T* in, std::size_t n, T* out, T* partials, unsigned int* ticket, std::size_t capacity,
-                cudaStream_t stream, const Config& cfg, std::size_t* grid) {
+cudaError_t run(const T* in, std::size_t n, T* out, unsigned long long* slots, std::size_t capacity,
+                cudaStream_t stream, Config cfg, std::size_t* grid) {
   check_type<T>();
   if ((in == nullptr && n > 0) || out == nullptr || misaligned(in, sizeof(T)) || misaligned(out, sizeof(T)))
     return cudaErrorInvalidValue;
+  if (is_auto(cfg)) cfg = choose(n / (16 / sizeof(T)));
   cudaError_t status = cudaErrorInvalidValue;  // stays so when cfg names no compiled kernel
   dispatch(
       cfg,
       [&](auto block, auto batch) {
-        status = launch<T, decltype(block)::value, decltype(batch)::value>(in, n, out, partials, ticket, capacity,
-                                                                           stream, grid);
+        status = launch<T, decltype(block)::value, decltype(batch)::value>(in, n, out, slots, capacity, stream, grid);
       },
       BlockSizes{}, Batches{});
   return status;
@@ -259,20 +366,31 @@ cudaError_t run(const T* in, std::size_t n, T* out, T* partials, unsigned int* t
 
 }  // namespace detail
 
-// Bytes of a workspace for the second overload of floor_sum with this Config
-// on the current device: a ticket, then one partial per block of the largest grid.
+// Bytes of a workspace for the second overload of floor_sum on the current
+// device: one 16-byte slot per block of the largest grid this Config can use
+// (Config{}: the largest over the auto table's rows).
 template <class T>
 cudaError_t floor_sum_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
   detail::check_type<T>();
-  cudaError_t status = cudaErrorInvalidValue;
-  detail::dispatch(
-      cfg,
-      [&](auto block, auto batch) {
-        unsigned grid = 0;
-        status = detail::resident_grid<T, decltype(block)::value, decltype(batch)::value>(&grid);
-        *bytes = kWorkspaceHeader + std::size_t{grid} * sizeof(T);
-      },
-      BlockSizes{}, Batches{});
+  *bytes = 0;
+  cudaError_t status = cudaSuccess;
+  auto size_one = [&](const Config& c) {
+    cudaError_t s = cudaErrorInvalidValue;
+    detail::dispatch(
+        c,
+        [&](auto block, auto batch) {
+          unsigned grid = 0;
+          s = detail::resident_grid<T, decltype(block)::value, decltype(batch)::value>(&grid);
+          *bytes = std::max(*bytes, std::size_t{grid} * kSlotBytes);
+        },
+        BlockSizes{}, Batches{});
+    if (s != cudaSuccess) status = s;
+  };
+  if (detail::is_auto(cfg)) {
+    for (const AutoRow& row : kAuto) size_one(row.config);
+  } else {
+    size_one(cfg);
+  }
   return status;
 }
 
@@ -281,7 +399,7 @@ cudaError_t floor_sum_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
 // null or misaligned pointer or a Config that is not compiled.
 template <class T>
 cudaError_t floor_sum(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
-  return detail::run<T>(in, n, out, nullptr, nullptr, detail::kBuiltinPartials, stream, cfg, nullptr);
+  return detail::run<T>(in, n, out, nullptr, detail::kBuiltinSlots, stream, cfg, nullptr);
 }
 
 // As above with the caller's workspace (floor_sum_workspace_bytes<T>(cfg) bytes,
@@ -289,12 +407,10 @@ cudaError_t floor_sum(const T* in, std::size_t n, T* out, cudaStream_t stream, C
 template <class T>
 cudaError_t floor_sum(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
                       cudaStream_t stream, Config cfg = {}) {
-  if (workspace == nullptr || detail::misaligned(workspace, 16) || workspace_bytes < kWorkspaceHeader + sizeof(T))
+  if (workspace == nullptr || detail::misaligned(workspace, 16) || workspace_bytes < kSlotBytes)
     return cudaErrorInvalidValue;
-  auto* bytes = static_cast<unsigned char*>(workspace);
-  const std::size_t capacity = (workspace_bytes - kWorkspaceHeader) / sizeof(T);
-  return detail::run<T>(in, n, out, reinterpret_cast<T*>(bytes + kWorkspaceHeader),
-                        reinterpret_cast<unsigned int*>(bytes), capacity, stream, cfg, nullptr);
+  return detail::run<T>(in, n, out, static_cast<unsigned long long*>(workspace), workspace_bytes / kSlotBytes, stream,
+                        cfg, nullptr);
 }
 
 }  // namespace bench::launch_floor
