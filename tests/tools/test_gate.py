@@ -251,7 +251,8 @@ def test_throttled_does_not_hide_another_regression(tmp_path, calibrated):
 
 AA_RUNS = ["results/regression/baseline_15b4033_nvidia-h200.json", "results/regression/aa1_nvidia-h200.json",
            "results/regression/aa2_nvidia-h200.json",                                      # build 15b4033
-           "results/baseline/nvidia-h200.json", "results/regression/aa3_nvidia-h200.json"]  # build efa9852
+           "results/regression/baseline_efa9852_nvidia-h200.json",
+           "results/regression/aa3_nvidia-h200.json"]  # build efa9852
 NOISE_FILE = "results/regression/noise_nvidia-h200.json"
 
 
@@ -277,8 +278,9 @@ def aa_runs():
 
 def test_the_committed_noise_file_is_the_calibration_of_the_committed_a_a_runs():
     model = noise.load_noise(str(REPO / NOISE_FILE))
-    assert [r["path"] for r in model.runs] == AA_RUNS
-    fresh = noise.calibrate([load_results(REPO / p) for p in AA_RUNS])
+    paths = [r["path"] for r in model.runs]
+    assert set(AA_RUNS) <= set(paths)          # the history keeps every committed A/A run
+    fresh = noise.calibrate([load_results(REPO / p) for p in paths])
     assert {n: round(b.sd, 6) for n, b in fresh.benchmarks.items()} == {n: b.sd for n, b in model.benchmarks.items()}
 
 
