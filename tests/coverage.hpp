@@ -4,7 +4,10 @@
 // (kernels/test_gpu_coverage.cpp). Host only: nothing here touches the GPU.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -19,9 +22,32 @@ inline std::vector<std::string> gpu_test_ids() {
   return ids;
 }
 
+// CUDABENCH_TEST_MAX_N (environment), when set, drops the test sizes above it:
+// tools/run-sanitizers sets it for racecheck, whose cost grows with every
+// shared-memory access (a shared-memory hazard is a block's, whatever N).
+inline std::size_t test_size_cap() {
+  static const std::size_t cap = [] {
+    const char* text = std::getenv("CUDABENCH_TEST_MAX_N");
+    if (text == nullptr || *text == '\0') return ~std::size_t{0};
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text, &end, 10);
+    if (*end != '\0' || v == 0 || text[0] == '-') {
+      std::fprintf(stderr, "CUDABENCH_TEST_MAX_N='%s' is not a positive integer\n", text);
+      std::exit(2);
+    }
+    return static_cast<std::size_t>(v);
+  }();
+  return cap;
+}
+
+inline std::vector<std::size_t> capped(std::vector<std::size_t> sizes) {
+  sizes.erase(std::remove_if(sizes.begin(), sizes.end(), [](std::size_t n) { return n > test_size_cap(); }), sizes.end());
+  return sizes;
+}
+
 // Sizes that are not multiples of anything a kernel tiles by.
 inline const std::vector<std::size_t>& awkward_sizes() {
-  static const std::vector<std::size_t> sizes{1, 2, 31, 1000, 4097, 1000003, (std::size_t(1) << 24) + 5};
+  static const std::vector<std::size_t> sizes = capped({1, 2, 31, 1000, 4097, 1000003, (std::size_t(1) << 24) + 5});
   return sizes;
 }
 
@@ -45,7 +71,7 @@ inline void set_offset(const Declaration& d, Point& p, int array, std::size_t of
 inline std::vector<Point> misaligned_points(const Declaration& d) {
   std::vector<Point> points;
   const int arrays = misalignable_arrays(d);
-  for (const Point& base : expand(d, {1, 31, 1000003}, Suite::curated)) {
+  for (const Point& base : expand(d, capped({1, 31, 1000003}), Suite::curated)) {
     for (std::size_t offset : {1, 3}) {
       for (int j = 0; j < arrays; ++j) {
         Point p = base;

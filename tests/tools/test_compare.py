@@ -223,3 +223,28 @@ def test_unusable_input_exits_2_with_one_line(tmp_path, capsys, setup, args, mes
     assert len(err.splitlines()) == 1 and err.startswith("bench-compare: ")
     assert message.format(d=tmp_path) in err
     assert out.out == ""
+
+
+def _with_uuid(tmp_path, source, name, uuid):
+    doc = json.loads(open(source).read())
+    doc["context"]["gpu_uuid"] = uuid
+    path = tmp_path / name
+    path.write_text(json.dumps(doc))
+    return path
+
+
+def test_different_boards_of_one_model_are_compared_with_a_note(tmp_path, capsys):
+    base = _with_uuid(tmp_path, BASE, "base.json", "GPU-8c9c3a53-0000")
+    cand = _with_uuid(tmp_path, fixture("same"), "cand.json", "GPU-7412ac29-0000")
+    md = tmp_path / "summary.md"
+    rc, (out, err) = run(capsys, base, cand, "--markdown", md)
+    assert rc == 0
+    assert "different boards of this GPU model" in err and "GPU-8c9c3a53" in err and "GPU-7412ac29" in err
+    assert "**Note:** different boards" in md.read_text()
+
+
+def test_the_same_board_gets_no_board_note(tmp_path, capsys):
+    base = _with_uuid(tmp_path, BASE, "base.json", "GPU-8c9c3a53-0000")
+    cand = _with_uuid(tmp_path, fixture("same"), "cand.json", "GPU-8c9c3a53-0000")
+    rc, (out, err) = run(capsys, base, cand)
+    assert rc == 0 and "different boards" not in out + err

@@ -200,6 +200,17 @@ def _who(run: Results) -> str:
     return f"{run.gpu}, commit `{run.context.get('git_commit', 'unknown')}` (`{run.path}`)"
 
 
+def board_note(baseline: Results, candidate: Results) -> Optional[str]:
+    """A note when the runs name different boards (gpu_uuid) of one GPU model: allowed
+    (a fleet's runners differ), but board-to-board differences are not run-to-run noise."""
+    a, b = baseline.context.get("gpu_uuid"), candidate.context.get("gpu_uuid")
+    if not a or not b or a == b:
+        return None
+    return (f"different boards of this GPU model (baseline {str(a)[:12]}…, candidate {str(b)[:12]}…): a board's own "
+            f"speed is not in the A/A noise, so a change flagged here may be the board; re-run the baseline on "
+            f"this runner (--refresh-baseline) before trusting a small regression")
+
+
 def _rule(c: Comparison) -> str:
     s = c.settings
     if s.force_fixed:
@@ -222,6 +233,7 @@ def markdown(c: Comparison) -> str:
         "",
         f"Baseline: {_who(c.baseline)}  ",
         f"Candidate: {_who(c.candidate)}  ",
+        *([f"**Note:** {note}  "] if (note := board_note(c.baseline, c.candidate)) else []),
         _rule(c),
         "",
         "| benchmark | baseline median | candidate median | change | allowed | p-value | verdict |",
@@ -343,6 +355,9 @@ def _gate(args) -> int:
     reasons = check_conditions(baseline, candidate, settings.noise)
     if reasons and not args.force:
         raise ResultsError(f"different run conditions: {'; '.join(reasons)} (--force compares them anyway)")
+    note = board_note(baseline, candidate)
+    if note:
+        print(f"bench-compare: note: {note}", file=sys.stderr)
     c = compare(baseline, candidate, settings)
     if not c.rows:
         raise ResultsError(f"no benchmarks in common between {baseline.path} and {candidate.path}")

@@ -73,19 +73,28 @@ struct Config {
 };
 
 // The choice by n, in 16-byte vectors (n * sizeof(T) / 16), first row whose
-// limit is >= the vectors. Curated from the H200 sweep of the previous
-// (ticket) version, docs/timing.md: one block while one block's loads cover
-// the input; then the read ceiling's small-N shape (256 threads, one load
-// each: every thread's load in flight at once, as many SMs as possible);
-// from 2^18 vectors the persistent grid of 1024-thread blocks, 4 loads in flight.
+// limit is >= the vectors. Picked from the H200 sweep of this version
+// (`--suite=full`, floor_sum_fixed over every block x batch, even N from 2^10
+// to 2^30, int32 and float32, cold L2, 2026-11-22; docs/timing.md): the fastest
+// pair of both types at each N (where they differ, the one within 1% of both).
+// One block as long as one block's loads cover the input (the combine costs
+// more than it saves up to 2^14 four-byte elements); then few blocks with few
+// loads each; from 2^22 elements the resident grid with 8 loads in flight.
 struct AutoRow {
   std::size_t max_vectors;
   Config config;
 };
 inline constexpr AutoRow kAuto[] = {
-    {1024, {256, 4}},                 // n <= 2^12 (4-byte T): one block
-    {std::size_t{1} << 18, {256, 1}}, // up to 2^20: up to SMs x 8 blocks, one load per thread
-    {~std::size_t{0}, {1024, 4}},     // larger: SMs x 2 blocks of 1024, 4 loads in flight
+    {std::size_t{1} << 8, {256, 1}},   // n <= 2^10 (4-byte T): one block, one load per thread
+    {std::size_t{1} << 10, {1024, 1}}, // n <= 2^12: one block of 1024
+    {std::size_t{1} << 12, {512, 8}},  // n <= 2^14: one block, 8 loads in flight
+    {std::size_t{1} << 14, {256, 2}},  // n <= 2^16: 32 blocks
+    {std::size_t{1} << 16, {512, 2}},  // n <= 2^18: 64 blocks
+    {std::size_t{1} << 18, {256, 4}},  // n <= 2^20: 256 blocks
+    {std::size_t{1} << 20, {512, 8}},  // n <= 2^22: 256 blocks, 8 loads in flight
+    {std::size_t{1} << 22, {1024, 2}}, // n <= 2^24: resident grid of 1024-thread blocks
+    {std::size_t{1} << 24, {1024, 4}}, // n <= 2^26
+    {~std::size_t{0}, {1024, 8}},      // larger: resident grid, 8 loads in flight
 };
 
 inline constexpr Config choose(std::size_t vectors) {
