@@ -246,8 +246,8 @@ def to_markdown(rows: List[Audited], results: Results, tolerance: float, floor: 
               "are within the tolerance (a 4-byte result). *model*: all bytes moved / (compulsory + stated)."]
     for family in sorted({r.family for r in rows}):
         lines += ["", f"### {family}", "",
-                  "| benchmark | kernels | read | measured | ratio | written | measured | ratio | stated extra "
-                  "| moved / compulsory | moved / model | status |",
+                  "| benchmark | kernels | read: compulsory | measured | ratio | written: compulsory | measured "
+                  "| ratio | stated (read + written) | moved / compulsory | moved / model | status |",
                   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
         for r in rows:
             if r.family != family:
