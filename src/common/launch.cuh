@@ -82,6 +82,14 @@ std::size_t multi_pass_workspace(std::size_t n, std::size_t per_block) {
   return 2 * ceil_div(n, per_block) * sizeof(P);
 }
 
+// Partials multi_pass writes (and the pass after reads back) for n inputs:
+// one per block of every pass but the last.
+inline std::size_t multi_pass_partials(std::size_t n, std::size_t per_block) {
+  std::size_t partials = 0;
+  for (std::size_t grid = ceil_div(n, per_block); grid > 1; grid = ceil_div(grid, per_block)) partials += grid;
+  return partials;
+}
+
 template <class A, class First, class Next>
 void multi_pass(const A& a, First first, Next next, std::size_t per_block, std::size_t smem, const char* name) {
   using P = std::remove_pointer_t<decltype(a.out)>;

@@ -24,6 +24,7 @@
 //     struct MyKernel : KernelVariant {
 //       template <class T> static void launch(const Args<F, T>& a);   // enqueue on a.stream
 //       // optional: template <class T> static std::size_t workspace_bytes(const Args<F, T>& a);
+//       // optional: template <class T> static ExtraTraffic extra_traffic(const Point& p);
 //     };
 // and is declared, for the element types of a Types<...> alias, with
 //     BENCH_DECLARE(F, MyKernel, TypeList, "name", "technique; lineage", block axis, batch axis);
@@ -62,6 +63,14 @@ struct KernelVariant {
   static std::size_t workspace_bytes(const A&) {
     return 0;
   }
+  // Traffic beyond the family's compulsory bytes (harness/registry.hpp's
+  // ExtraTraffic) at point p, for element type T; a variant whose bytes grow
+  // with N beyond them states it. Per-block values of an SM-sized grid (a few
+  // KiB) are not stated.
+  template <class T>
+  static ExtraTraffic extra_traffic(const Point&) {
+    return {};
+  }
 };
 struct LibraryVariant : KernelVariant {
   static constexpr Role role = Role::library;
@@ -89,6 +98,12 @@ struct TwoPhaseLibrary : LibraryVariant {
     BENCH_CUDA_CHECK(V::call(a.workspace, bytes, a));
   }
 };
+
+// `count` partials of `size` bytes each, written by one pass and read back by the next.
+inline ExtraTraffic partials_traffic(std::size_t count, std::size_t size) {
+  const double bytes = static_cast<double>(count) * static_cast<double>(size);
+  return {bytes, bytes, std::to_string(count) + " partials of " + std::to_string(size) + " B written, read back by the next pass"};
+}
 
 // ---- what a variant receives ---------------------------------------------------
 template <class T, int Count> struct Inputs;
@@ -289,6 +304,7 @@ Declaration declaration(const VariantSpec& spec) {
                                    });
   d.min_n = F::template min_n_of<V>();
   d.max_n = F::max_n;
+  d.extra = [](const Point& p) { return V::template extra_traffic<T>(p); };
   d.role = V::role;
   d.host_work = V::host_work;
   d.is_reference = V::reference;

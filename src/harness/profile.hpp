@@ -4,8 +4,8 @@
 //
 // With `cuda_bench --profile-one` (or CUDABENCH_PROFILE=1), each benchmark, once
 // verified, skips the timer and runs instead:
-//   warm-up launches; an L2 flush (dirty lines of earlier work are written back
-//   here, outside the window); then, inside cudaProfilerStart/Stop and an NVTX
+//   warm-up launches; two L2 flushes (dirty lines of earlier work are written
+//   back here, outside the window); then, inside cudaProfilerStart/Stop and an NVTX
 //   range named after the benchmark: ONE launch and ONE more flush.
 // Under `ncu --profile-from-start off --cache-control none`, only the call's
 // kernels and that last flush are profiled. The flush reads its own buffer
@@ -43,8 +43,10 @@ double profile_one(benchmark::State& state, GpuTimer& timer, const std::string& 
                    const std::function<void(cudaStream_t)>& launch);
 
 // Annotates every benchmark the options register with its declared
-// "bytes_read" and "bytes_written" (Declaration::work), which the audit
-// compares with the measured DRAM bytes.
+// "bytes_read" and "bytes_written" (Declaration::work), and where its variant
+// states traffic beyond them (Declaration::extra), "extra_bytes_read",
+// "extra_bytes_written" and "extra_traffic" (what they are): the audit
+// compares the measured DRAM bytes with both.
 void annotate_declared_bytes(const std::vector<Declaration>& decls, const RegistrationOptions& options);
 
 }  // namespace bench

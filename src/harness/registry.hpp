@@ -28,6 +28,19 @@ struct Work {
   double intensity() const { return bytes() > 0 ? ops / bytes() : 0; }
 };
 
+// What an implementation moves beyond Work's compulsory bytes, as its variant
+// states it: partials one pass writes and the next reads back, a second read
+// of the input. The most it can move (L2 may keep part of it on chip), for the
+// DRAM-byte audit, which expects between Work's bytes and Work's plus these
+// (docs/audit.md). Bandwidth stays derived from Work alone, so every variant
+// of a family is measured against the same bytes.
+struct ExtraTraffic {
+  double bytes_read = 0;
+  double bytes_written = 0;
+  std::string what;  // one line: what the bytes are
+  bool none() const { return bytes_read == 0 && bytes_written == 0; }
+};
+
 // One point of a declaration's parameter space. block/batch are 0 when the
 // declaration does not take that axis (library calls choose for themselves).
 struct Point {
@@ -84,6 +97,7 @@ struct Declaration {
   int inputs = 0;             // input arrays the case reads (Point::in_offset)
   bool array_output = false;  // the case writes an n-element array (Point::out_offset)
   std::function<Work(std::size_t n)> work;
+  std::function<ExtraTraffic(const Point&)> extra;  // empty: none stated
   std::function<std::unique_ptr<Case>(const Point&)> make_case;
 
   std::string id() const { return family + "/" + type + "/" + variant; }

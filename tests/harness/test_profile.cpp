@@ -38,6 +38,33 @@ TEST(Profile, DeclaredBytesAnnotatedPerBenchmark) {
   EXPECT_TRUE(annotations_for("profile_test/f32/copy/N:2048/block:128").empty());
 }
 
+TEST(Profile, StatedExtraTrafficAnnotatedOnlyWhereThereIsSome) {
+  Declaration d;
+  d.family = "profile_test";
+  d.type = "i32";
+  d.variant = "two_pass";
+  d.description = "test";
+  d.block = Axis{{256}, {256}};
+  d.work = [](std::size_t n) { return Work{4.0 * n, 4, 0}; };
+  d.extra = [](const Point& p) {
+    if (p.n <= static_cast<std::size_t>(p.block)) return ExtraTraffic{};
+    const double partials = 4.0 * ((p.n + p.block - 1) / p.block);
+    return ExtraTraffic{partials, partials, "partials"};
+  };
+  RegistrationOptions options;
+  options.sizes = {256, 1 << 20};
+  annotate_declared_bytes({d}, options);
+  const auto big = annotations_for("profile_test/i32/two_pass/N:1048576/block:256");
+  EXPECT_EQ(big.at("bytes_read").get<long long>(), 4 << 20);  // the compulsory bytes stay as they were
+  EXPECT_EQ(big.at("extra_bytes_read").get<long long>(), 16384);
+  EXPECT_EQ(big.at("extra_bytes_written").get<long long>(), 16384);
+  EXPECT_EQ(big.at("extra_traffic").get<std::string>(), "partials");
+  const auto one_block = annotations_for("profile_test/i32/two_pass/N:256/block:256");
+  EXPECT_EQ(one_block.at("bytes_written").get<long long>(), 4);
+  EXPECT_FALSE(one_block.contains("extra_bytes_read"));
+  EXPECT_FALSE(one_block.contains("extra_traffic"));
+}
+
 TEST(Profile, OffUnlessAskedFor) {
   if (std::getenv("CUDABENCH_PROFILE") != nullptr) GTEST_SKIP() << "CUDABENCH_PROFILE is set here";
   EXPECT_FALSE(profile_one_enabled());

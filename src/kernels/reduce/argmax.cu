@@ -69,6 +69,10 @@ struct ArgmaxTree : KernelVariant {
     return multi_pass_workspace<Pair<T>>(a.n, a.block);
   }
   template <class T>
+  static ExtraTraffic extra_traffic(const Point& p) {
+    return partials_traffic(multi_pass_partials(p.n, p.block), sizeof(Pair<T>));
+  }
+  template <class T>
   static void launch(const Args<T>& a) {
     multi_pass(a, argmax_tree_first<T>, argmax_tree_next<T>, a.block, a.block * sizeof(Pair<T>), "argmax_tree");
   }

@@ -22,6 +22,10 @@ struct MultiPass : KernelVariant {
   static std::size_t workspace_bytes(const Args<Op, In>& a) {
     return multi_pass_workspace<Acc<In>>(a.n, per_block(a.block, a.batch));
   }
+  template <class In>
+  static ExtraTraffic extra_traffic(const Point& p) {
+    return partials_traffic(multi_pass_partials(p.n, per_block(p.block, p.batch)), sizeof(Acc<In>));
+  }
   template <class Op, class In, class First, class Next>
   static void run(const Args<Op, In>& a, First first, Next next, const char* name) {
     multi_pass(a, first, next, per_block(a.block, a.batch), a.block * sizeof(Acc<In>), name);

@@ -89,6 +89,10 @@ struct TwoPass : KernelVariant {
   static std::size_t workspace_bytes(const Args<Op, In>& a) {
     return ceil_div(a.n, a.block) * sizeof(In);
   }
+  template <class In>
+  static ExtraTraffic extra_traffic(const Point& p) {
+    return partials_traffic(std::max<std::size_t>(1, ceil_div(p.n, p.block)), sizeof(In));  // grid_for's count
+  }
   template <class In, class Kernel>
   static void run(const Args<Sum, In>& a, Kernel kernel, const char* name) {
     const unsigned grid = grid_for(a.n, a.block);

@@ -120,6 +120,14 @@ struct DecoupledLookback : TiledScan {
   static std::size_t workspace_bytes(const Args<T>& a) {
     return (1 + ceil_div(a.n, std::size_t(a.block) * a.batch)) * sizeof(Status);
   }
+  // The status words, zeroed by the reset kernel and read by the look-back
+  // (those of tiles far ahead leave L2 before their tile runs).
+  template <class T>
+  static ExtraTraffic extra_traffic(const Point& p) {
+    const std::size_t words = 1 + ceil_div(p.n, std::size_t(p.block) * p.batch);
+    const double bytes = static_cast<double>(words) * sizeof(Status);
+    return {bytes, bytes, std::to_string(words) + " tile status words of 8 B written by the reset, read by the look-back"};
+  }
 
   template <class T>
   static void launch(const Args<T>& a) {

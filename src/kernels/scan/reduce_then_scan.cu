@@ -77,6 +77,13 @@ struct ReduceThenScan : TiledScan {
   static std::size_t workspace_bytes(const Args<T>&) {
     return std::size_t(sm_count()) * kMaxResidentPerSm * sizeof(T);  // one sum per block of the grid
   }
+  // More than one tile: a grid of several ranges, so (1) and (3) both read the input.
+  template <class T>
+  static ExtraTraffic extra_traffic(const Point& p) {
+    if (p.n <= std::size_t(p.block) * p.batch) return {};
+    return {static_cast<double>(p.n) * sizeof(T), 0,
+            "the input read again by the range scan (the range sums, one per block of an SM-sized grid, not counted)"};
+  }
 
   template <class T>
   static void launch(const Args<T>& a) {
