@@ -48,14 +48,20 @@ def test_gpu_slug_is_the_cpp_slug(name, slug):
 
 
 def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measuring(tmp_path):
-    assert not (BASELINES / "nvidia-h100-80gb-hbm3.json").exists()
-    out = run(REGRESSION, path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA H100 80GB HBM3")],
+    assert not (BASELINES / "nvidia-a100-sxm4-80gb.json").exists()
+    out = run(REGRESSION, path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA A100-SXM4-80GB")],
                cwd=tmp_path)
     assert out.returncode == 2
-    assert "results/baseline/nvidia-h100-80gb-hbm3.json does not exist" in out.stderr
-    assert "tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-h100-80gb-hbm3.json)" \
+    assert "results/baseline/nvidia-a100-sxm4-80gb.json does not exist" in out.stderr
+    assert "tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-a100-sxm4-80gb.json)" \
         in out.stderr
     assert "building" not in out.stderr  # chosen before anything is built or measured
+
+
+def test_each_committed_gpu_model_has_its_baseline_and_noise_file():
+    for slug in ("nvidia-h200", "nvidia-h100-80gb-hbm3"):
+        assert (BASELINES / f"{slug}.json").exists()
+        assert (BASELINES.parent / "regression" / f"noise_{slug}.json").exists()
 
 
 def test_several_gpu_models_need_an_explicit_baseline(tmp_path):
