@@ -213,8 +213,8 @@ def fake_build(tmp_path, name, fixture, rc=0):
     return d
 
 
-def run_script(tmp_path, *args, **env):
-    path = ":".join([str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+def run_script(tmp_path, *args, extra_path=(), **env):
+    path = ":".join([*map(str, extra_path), str(Path(sys.executable).parent), "/usr/bin", "/bin"])
     return subprocess.run([SCRIPT, *map(str, args)], capture_output=True, text=True, timeout=120,
                           env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": path, **env})
 
@@ -250,8 +250,55 @@ def test_run_floor_check_exits_with_the_runs_status(tmp_path):
     assert r.returncode == 3 and not (tmp_path / "out3" / "floor_vs_cub.json").exists()
 
 
+FAKE_CMAKE = """#!/bin/sh
+echo "cmake $@" >> "{log}"
+if [ "$1" = --build ]; then printf '#!/bin/sh\\n' > "$2/cuda_bench"; chmod +x "$2/cuda_bench"; exit 0; fi
+while [ $# -gt 0 ]; do
+  case $1 in -B) dir=$2; shift ;; -DCUDABENCH_CCCL_DIR=*) cccl=${{1#-DCUDABENCH_CCCL_DIR=}} ;; esac; shift
+done
+mkdir -p "$dir"; : > "$dir/build.ninja"
+echo "CUDABENCH_CCCL_DIR:PATH=$cccl" > "$dir/CMakeCache.txt"
+"""
+
+
+def _build_packages_present():
+    """What tools/common.sh's ensure_system_packages checks (else it would install them)."""
+    def header(h):
+        return any(Path(root, h).exists() for root in ("/usr/include", "/usr/local/include"))
+    return (Path("/usr/bin/g++").exists() and header("benchmark/benchmark.h") and header("gtest/gtest.h")
+            and header("nlohmann/json.hpp"))
+
+
+@pytest.mark.skipif(not _build_packages_present(), reason="the C++ build's Debian packages are not installed")
+def test_run_floor_check_builds_cuda_bench_twice_the_second_against_the_cccl(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cmake").write_text(FAKE_CMAKE.format(log=tmp_path / "cmake.log"))
+    (bin_dir / "nvcc").write_text("#!/bin/sh\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    cccl = tmp_path / "cccl"
+    (cccl / "lib" / "cmake" / "cccl").mkdir(parents=True)
+    (cccl / "lib" / "cmake" / "cccl" / "cccl-config.cmake").write_text("")
+    b1, b2 = tmp_path / "b1", tmp_path / "b2"
+    env = dict(BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2), CUDABENCH_CCCL_DIR=str(cccl))
+    r = run_script(tmp_path, "--build-only", extra_path=[bin_dir], **env)
+    assert r.returncode == 0, r.stderr
+    calls = (tmp_path / "cmake.log").read_text().splitlines()
+    assert len(calls) == 4
+    assert calls[0].startswith(f"cmake -S . -B {b1} -DCMAKE_BUILD_TYPE=Release") and "CCCL_DIR" not in calls[0]
+    assert calls[1].split()[1:3] == ["--build", str(b1)] and calls[1].endswith("--target cuda_bench")
+    assert calls[2].startswith(f"cmake -S . -B {b2} ") and calls[2].endswith(f"-DCUDABENCH_CCCL_DIR={cccl}")
+    assert calls[3].split()[1:3] == ["--build", str(b2)] and calls[3].endswith("--target cuda_bench")
+    # a build-cccl/ configured against another CCCL is not taken for this one
+    (b2 / "CMakeCache.txt").write_text("CUDABENCH_CCCL_DIR:PATH=/somewhere/else\n")
+    r = run_script(tmp_path, "--build-only", extra_path=[bin_dir], **env)
+    assert r.returncode == 2 and "was configured with CUDABENCH_CCCL_DIR='/somewhere/else'" in r.stderr
+
+
 @pytest.mark.parametrize("args, message", [
     ((), "usage: tools/run-floor-check OUT_DIR"),
+    (("--build-only", "--no-build"), "nothing to do"),
     (("out", "--kernel", "a/b"), "--kernel: expected a variant name"),
     (("out", "--bogus"), "unknown option '--bogus'"),
     (("out",), "no CCCL package at /nonexistent/cccl"),
