@@ -75,7 +75,8 @@ make_venv() {  # arguments: the optional groups to install
 }
 
 # Builds into $BUILD_DIR (default build/); CUDABENCH_CMAKE_ARGS adds configure
-# options, e.g. BUILD_DIR=build-slow CUDABENCH_CMAKE_ARGS=-DCUDABENCH_PLANTED_SLOWDOWN=ON.
+# options, e.g. BUILD_DIR=build-slow CUDABENCH_CMAKE_ARGS=-DCUDABENCH_PLANTED_SLOWDOWN=ON;
+# CUDABENCH_BUILD_TARGET builds that target only (default: all).
 # Quiet: the output goes to $BUILD_DIR/build-log.txt, shown when the build fails.
 BUILD_DIR=${BUILD_DIR:-build}
 build() {
@@ -95,9 +96,11 @@ build() {
   local rc=0
   if [ "$CUDABENCH_VERBOSE" = 1 ]; then
     { [ ${#configure[@]} -eq 0 ] || "${configure[@]}"; } 2>&1 | tee "$build_log" || rc=$?
-    [ $rc -ne 0 ] || cmake --build "$BUILD_DIR" -j "$(nproc)" 2>&1 | tee -a "$build_log" || rc=$?
+    [ $rc -ne 0 ] || cmake --build "$BUILD_DIR" -j "$(nproc)" ${CUDABENCH_BUILD_TARGET:+--target "$CUDABENCH_BUILD_TARGET"} 2>&1 |
+      tee -a "$build_log" || rc=$?
   else
-    { { [ ${#configure[@]} -eq 0 ] || "${configure[@]}"; } && cmake --build "$BUILD_DIR" -j "$(nproc)"; } \
+    { { [ ${#configure[@]} -eq 0 ] || "${configure[@]}"; } &&
+      cmake --build "$BUILD_DIR" -j "$(nproc)" ${CUDABENCH_BUILD_TARGET:+--target "$CUDABENCH_BUILD_TARGET"}; } \
       >"$build_log" 2>&1 || rc=$?
     [ $rc -eq 0 ] || cat "$build_log" >&2
   fi

@@ -1,4 +1,4 @@
-"""Every bad input to bench-compare, bench-table and bench-plot: one line on stderr
+"""Every bad input to bench-compare, bench-table, bench-plot and bench-merge: one line on stderr
 naming it, exit 2 (never 1, which bench-compare means as "regressed"), no traceback,
 nothing written."""
 import json
@@ -7,7 +7,7 @@ import math
 import pytest
 from conftest import FIXTURES
 
-from benchtools import compare, plot, table
+from benchtools import compare, merge, plot, table
 
 BASE = str(FIXTURES / "compare_base.json")
 SAME = FIXTURES / "compare_same.json"
@@ -25,6 +25,7 @@ CLIS = {
     "bench-compare": (compare.main, lambda f, d: [BASE, f, "--markdown", d / "out" / "s.md"]),
     "bench-table": (table.main, lambda f, d: [f]),
     "bench-plot": (plot.main, lambda f, d: [f, "--out", d / "out"]),
+    "bench-merge": (merge.main, lambda f, d: [f, "--out", d / "out" / "merged.json"]),
 }
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.shape import Emphasis, LineChart, RooflinePoint, n_label
+from benchtools.versus import VersusChart
 
 FORMATS = ("png", "svg", "pdf")
 DPI = 120
@@ -444,8 +445,54 @@ def heatmap(title: str, panels: Sequence[Tuple[str, tuple]]):
     return fig
 
 
+# ---------------------------------------------------------------- a kernel against the library paths
+
+def versus_chart(chart: VersusChart):
+    """A column per family/type: above, µs per call against N (log-log), the kernel
+    (highlighted) and every library path; below, the kernel's speedup over the
+    fastest path of each CCCL (linear, a line at 1: above it the kernel is faster)."""
+    plt = pyplot()
+    k = len(chart.panels)
+    fig, axes = plt.subplots(2, k, figsize=(5.6 * k + 3.2, 8.4), dpi=DPI, squeeze=False, sharex="col",
+                             gridspec_kw={"height_ratios": [1.6, 1]})
+    for i, panel in enumerate(chart.panels):
+        top, bottom = axes[0][i], axes[1][i]
+        for label, pts in panel.times.items():
+            top.plot([n for n, _ in pts], [y for _, y in pts], label=label, **line_style(panel.emphasis[label]))
+        ys = [y for pts in panel.times.values() for _, y in pts]
+        _log_y(top, False, max(ys) / min(ys))
+        top.set_ylim(min(ys) / 1.4, max(ys) * 1.4)
+        top.set_title(panel.title, fontsize=10)
+        top.set_ylabel("µs per call (GPU time)")
+        top.grid(True, which="major", alpha=0.3)
+        for j, (label, pts) in enumerate(panel.speedups.items()):
+            bottom.plot([n for n, _ in pts], [y for _, y in pts], label=label,
+                        **line_style(Emphasis("distinct", j, len(panel.speedups))))
+        bottom.axhline(1.0, color="black", linewidth=1.2, zorder=1)
+        ratios = [y for pts in panel.speedups.values() for _, y in pts] + [1.0]
+        bottom.set_ylim(min(ratios) - 0.05, max(ratios) + 0.05)
+        bottom.yaxis.set_major_formatter(_times_formatter())
+        bottom.set_ylabel(f"speedup: path time / {chart.kernel} time")
+        bottom.grid(True, which="major", alpha=0.3)
+        _log2_x(bottom, [n for pts in panel.times.values() for n, _ in pts])
+        bottom.set_xlabel("N (elements)")
+        top.tick_params(axis="x", which="both", labelbottom=True)
+    _legend_outside(fig, axes[0][-1], *_merged_legend(axes[0]))
+    _legend_outside(fig, axes[1][-1], *_merged_legend(axes[1]))
+    fig.suptitle(chart.title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.2 / fig.get_figheight()))
+    return fig
+
+
+def _times_formatter():
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _: f"{v:g}x")
+
+
 def legend_label(variant: str, e: Optional[Emphasis]) -> str:
     return variant + (SUFFIX.get(e.kind, "") if e else "")
 
 
-__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "line_style", "legend_label", "pyplot"]
+__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "versus_chart", "line_style", "legend_label",
+           "pyplot"]

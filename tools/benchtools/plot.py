@@ -15,6 +15,9 @@ Writes (PNG, SVG and/or PDF; byte-identical when redrawn from the same JSON):
                               roofs and the compute roofs, with % of roof
   heatmap_<family>_<type>_<variant>   GB/s over block x batch at one N
   gpucompare_<family>_<type>  (files of several GPUs) time on each GPU over the first's
+  versus_<family>_<kernel>    (with --versus KERNEL) µs per call of the kernel and of
+                              every library path (each CCCL of a bench-merge file),
+                              and the kernel's speedup over the fastest path of each
 Files of several GPUs are never merged: every chart shows one panel per GPU,
 each against its own peak and ceilings.
 Bad input: one line on stderr, exit code 2.
@@ -25,11 +28,11 @@ import sys
 from pathlib import Path
 from typing import List, Sequence, Tuple
 
-from benchtools import draw, shape
+from benchtools import draw, shape, versus
 from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn
 from benchtools.results import ResultsError
 
-CHARTS = ("bandwidth", "speedup", "time", "roofline", "heatmap", "gpucompare")
+CHARTS = ("bandwidth", "speedup", "time", "roofline", "heatmap", "gpucompare", "versus")
 
 
 def _roofline_title(points: Sequence[shape.RooflinePoint], n: int | None) -> str:
@@ -41,12 +44,27 @@ def _roofline_title(points: Sequence[shape.RooflinePoint], n: int | None) -> str
     return f"Roofline across families at {at}: each family/type's best hand-written kernel and its library"
 
 
+def versus_charts(gpus: List[shape.Gpu], kernel: str, libraries: Sequence[str] | None) -> List[versus.VersusChart]:
+    """The versus charts of every GPU (the GPU's slug in the file name when there are
+    several); ResultsError when the kernel or its library paths are missing."""
+    out = []
+    for g in gpus:
+        for c in versus.versus_charts(g, versus.versus_tables(g, kernel, libraries)):
+            if len(gpus) > 1:
+                c.stem += f"_{shape.slug(g.label)}"
+            out.append(c)
+    return out
+
+
 def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats: Sequence[str],
-           n: int | None = None, baseline: str | None = None, heatmap: str | None = None) -> Tuple[List[Path], List[str]]:
+           n: int | None = None, baseline: str | None = None, heatmap: str | None = None,
+           versus_: Sequence[versus.VersusChart] = ()) -> Tuple[List[Path], List[str]]:
     """Draws the chosen chart kinds into out_dir; returns the files and what the
     rooflines lacked (roofs, or N for a family)."""
     figures = []   # (stem, figure)
     missing: List[str] = []
+    if "versus" in charts:
+        figures += [(c.stem, lambda c=c: draw.versus_chart(c)) for c in versus_]
     if "bandwidth" in charts:
         figures += [(c.stem, lambda c=c: draw.line_chart(c)) for c in shape.bandwidth_charts(gpus)]
     if "speedup" in charts:
@@ -93,18 +111,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default="plots", help="output folder (default: plots)")
     parser.add_argument("--filter", default=None, help="regex on family/type/variant, e.g. 'reduce_sum/i32'")
     parser.add_argument("--format", default="png,svg", help="comma list of png, svg, pdf (default: png,svg)")
-    parser.add_argument("--charts", default=",".join(CHARTS), help=f"comma list of {', '.join(CHARTS)} (default: all; "
-                                                                   "gpucompare needs files of two GPUs)")
+    parser.add_argument("--charts", default=None, help=f"comma list of {', '.join(CHARTS)} (default: all; "
+                                                       "gpucompare needs files of two GPUs, versus --versus)")
     parser.add_argument("--n", default=None, help="N for roofline and heatmaps, e.g. 268435456 or 2^28 "
                                                   "(default: the largest N of each family/type or variant)")
     parser.add_argument("--baseline", default=None, help="speedup baseline variant (default: each family's "
                                                          "declared reference)")
+    parser.add_argument("--versus", default=None, metavar="KERNEL",
+                        help="the versus chart: this kernel variant against every library path of its family/type")
+    parser.add_argument("--libraries", default=None, help="with --versus: comma list of the variants to compare "
+                                                          "against instead of the declared libraries")
     parser.add_argument("--heatmap", default=None, help="regex on family/type/variant choosing heatmaps (default: "
                                                         "every variant with more than one block/batch at N)")
     try:
         args = parser.parse_args(argv)
         formats = comma_list("--format", args.format, draw.FORMATS)
-        charts = comma_list("--charts", args.charts, CHARTS)
+        charts = comma_list("--charts", args.charts or ",".join(c for c in CHARTS if c != "versus" or args.versus),
+                            CHARTS)
+        if "versus" in charts and not args.versus:
+            raise ResultsError("--charts versus needs --versus KERNEL")
+        if args.libraries and not args.versus:
+            raise ResultsError("--libraries needs --versus KERNEL")
         n = shape.parse_n(args.n) if args.n is not None else None
         check_regex("--heatmap", args.heatmap)
         check_writable("--out", args.out, directory=True)
@@ -119,12 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                              for g in gpus):
             raise ResultsError(f"--heatmap '{args.heatmap}': matches no variant"
                                + (f" at N = {n}" if n is not None else ""))
+        libraries = [v.strip() for v in args.libraries.split(",") if v.strip()] if args.libraries else None
+        versus_ = versus_charts(gpus, args.versus, libraries) if "versus" in charts else []
     except ResultsError as e:
         print(f"bench-plot: {e}", file=sys.stderr)
         return 2
 
     warn(warnings)
-    written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap)
+    written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap, versus_)
     if missing:  # once, however many charts lack it
         print(f"bench-plot: warning: roofline drawn without: {'; '.join(missing)}", file=sys.stderr)
     for p in written:

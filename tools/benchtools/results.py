@@ -11,7 +11,10 @@ Contract (written by bench/main.cpp and src/harness/):
            real_time + time_unit, bytes_per_second, items_per_second,
            ops_per_second, bw_util; error_occurred/error_message on failure;
            run_type "aggregate" + aggregate_name with --benchmark_repetitions;
-           role, host_work, reference, throttled (declared per benchmark, may be absent).
+           role, host_work, reference, throttled (declared per benchmark, may be absent);
+           cccl_version per benchmark where bench-merge joined builds of several CCCLs
+           (else the context's), and then a variant "<variant>@cccl<version>" for the
+           copy of a declaration that an earlier file of the merge also has (docs/merge.md).
   A time must come with its unit and be a finite number > 0, a rate or peak finite
   and >= 0 (peaks > 0): anything else is a broken file (ResultsError), not data.
   The "ceiling" family holds the run's measured hardware ceilings (no block/batch):
@@ -30,6 +33,8 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _TOKEN = re.compile(r"^[a-z0-9_]+$")
+# A variant may carry bench-merge's "@<tag>" (e.g. cub_device_reduce@cccl3.5.0): another build's copy.
+_VARIANT = re.compile(r"^[a-z0-9_]+(?:@[a-z0-9][a-z0-9_.]*)?$")
 # Suffixes Google Benchmark appends to a run name; they are not our axes.
 _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
                         r"repeats:.*|iterations:.*|threads:.*)$")
@@ -60,6 +65,7 @@ class Record:
     role: str = "unknown"             # "kernel" | "library" | "cpu" | "unknown" (file predates roles)
     host_work: Optional[bool] = None  # works on the host inside the timed region
     reference: Optional[str] = None   # "family/type/variant" of the family's reference
+    cccl_version: Optional[str] = None  # the CCCL the benchmark was built with (its own field, else the context's)
 
     @property
     def is_library(self) -> bool:
@@ -128,6 +134,8 @@ def declared_fields(b: dict) -> dict:
         out["host_work"] = b["host_work"]
     if isinstance(b.get("reference"), str) and b["reference"].count("/") == 2:
         out["reference"] = b["reference"]
+    if isinstance(b.get("cccl_version"), str) and b["cccl_version"]:
+        out["cccl_version"] = b["cccl_version"]
     return out
 
 
@@ -135,7 +143,7 @@ def parse_name(name: str) -> Optional[dict]:
     """Splits "family/type/variant/N:..[/block:..][/batch:..]" (GB suffixes ignored).
     Returns None when the name does not follow the scheme."""
     parts = name.split("/")
-    if len(parts) < 4 or not all(_TOKEN.match(p) for p in parts[:3]):
+    if len(parts) < 4 or not (_TOKEN.match(parts[0]) and _TOKEN.match(parts[1]) and _VARIANT.match(parts[2])):
         return None
     out = {"family": parts[0], "type": parts[1], "variant": parts[2], "n": None, "block": None, "batch": None}
     for token in parts[3:]:
@@ -247,6 +255,7 @@ def load_results(path: str | Path) -> Results:
     if not isinstance(doc["benchmarks"], list):
         raise ResultsError(f"{path}: 'benchmarks' is {type(doc['benchmarks']).__name__}, not a list")
     _check_context(path, context)
+    context_cccl = str(context["cccl_version"]) if context.get("cccl_version") else None
 
     results = Results(path=path, context=context, truncated=truncated)
     for index, b in enumerate(doc["benchmarks"]):
@@ -276,7 +285,7 @@ def load_results(path: str | Path) -> Results:
                 **rates,
                 aggregate=aggregate,
                 repetition=int(b.get("repetition_index", 0)),
-                **parsed, **declared_fields(b),
+                **parsed, **{"cccl_version": context_cccl, **declared_fields(b)},
             ))
         except (TypeError, ValueError) as e:
             raise ResultsError(f"{path}: benchmark '{name}': {e}") from None

@@ -11,6 +11,9 @@ reference (the speedup chart's rule: reference time / variant time). Files of
 several GPUs are shown side by side, a column group per GPU, each against its
 own peak. --times: time per call at several N, where launch latency rules.
 --compare-gpus: per benchmark, each GPU's time over the first GPU's.
+--versus KERNEL: per N, the kernel beside every library path of its family and
+type (each CCCL version of a bench-merge file apart), and its speedup over the
+fastest path of each version, over the fastest of all and over its reference.
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
@@ -21,8 +24,10 @@ import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import Parser, load, one_of, warn
+from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n
 from benchtools.shape import Chart, Gpu, best_at, by_chart, choose_baseline, config_text, kernels, n_label, parse_n
+from benchtools.versus import versus_tables
 
 FORMATS = ("markdown", "csv")
 ORDERS = ("fastest", "declared")
@@ -113,6 +118,11 @@ class _Out:
         lines += ["| " + " | ".join(row) + " |" for row in rows]
         self.buffer.write("\n".join(lines) + "\n")
 
+    def note(self, text: str) -> None:
+        """A paragraph under the last table (markdown only)."""
+        if not self.csv:
+            self.buffer.write(f"\n{text}\n")
+
 
 def _num(x: Optional[float], fmt: str = ".9g") -> str:
     return "" if x is None else format(x, fmt)
@@ -200,6 +210,58 @@ def print_compare(gpus: Sequence[Gpu], n: int | None, out: _Out) -> bool:
     return bool(found)
 
 
+def _x(x: Optional[float]) -> str:
+    return f"{x:.3f}" if x is not None else "-"
+
+
+def _lowest(points: Sequence[Tuple[int, float, str]]) -> str:
+    if not points:
+        return "-"
+    n, x, what = min(points, key=lambda p: p[1])
+    return f"{x:.3f} at N = {n_label(n)}" + (f" ({what})" if what else "")
+
+
+def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[str]], out: _Out) -> bool:
+    for g in gpus:
+        for t in versus_tables(g, kernel, libraries):
+            cols = t.ratio_columns()
+            roof = t.ceiling_kind
+            header = ["N", f"{kernel} µs"] + [f"{t.label(v)} µs" for v in t.paths] + [f"vs {name}" for name, _ in cols] + \
+                     (["fastest path"] if len(t.paths) > 1 else []) + ([f"of {roof} ceiling"] if t.ceiling else [])
+            rows, csv_rows = [], []
+            for row in t.rows:
+                k = row.kernel
+                cells = [n_label(row.n), f"{k.seconds * 1e6:.2f}" + (f" ({config_text(k)})" if config_text(k) else "")]
+                cells += [f"{row.paths[v].seconds * 1e6:.2f}" if v in row.paths else "-" for v in t.paths]
+                for _, variants in cols:
+                    f = row.fastest(variants)
+                    cells.append(_x(f[1].seconds / k.seconds) if f else "-")
+                if len(t.paths) > 1:
+                    f = row.fastest(t.paths)
+                    cells.append(t.label(f[0]) if f else "-")
+                if t.ceiling:
+                    cells.append(f"{k.bytes_per_second / t.ceiling:.3f}")
+                rows.append(cells)
+                csv_rows += [[g.label, t.family, t.type, row.n, kernel, t.versions[kernel], _num(k.seconds * 1e6),
+                              split_variant(v)[0], t.versions[v], _num(r.seconds * 1e6), _num(r.seconds / k.seconds)]
+                             for v, r in row.paths.items()]
+            out.table(f"{t.family} {t.type}: {kernel} against every library path ({g.label})", header,
+                      ["l", "r"] + ["r"] * (len(header) - 2), rows,
+                      ["gpu", "family", "type", "n", "kernel", "kernel_cccl", "kernel_us", "path", "path_cccl",
+                       "path_us", "speedup"], csv_rows)
+            aggregates = {r.aggregate for row in t.rows for r in [row.kernel, *row.paths.values()]}
+            how = ("the median of the repetitions" if aggregates == {"median"} else
+                   "one run each" if aggregates == {None} else "the median where repeated, else one run")
+            lowest = [f"over {name}: lowest " + _lowest(
+                [(row.n, f[1].seconds / row.kernel.seconds, t.label(f[0]) if len(variants) > 1 else "")
+                 for row in t.rows for f in [row.fastest(variants)] if f]) for name, variants in cols]
+            out.note(f"µs per call: {how}; each at its best block/batch per N. Speedup = path time / {kernel} time "
+                     f"(above 1: {kernel} is faster). {kernel}'s speedup " + "; ".join(lowest) + "."
+                     + (f" Of {roof} ceiling: {kernel}'s GB/s over the run's measured {roof} ceiling (best over N, "
+                        f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else ""))
+    return True
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-table", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s)")
@@ -210,6 +272,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--times", default=None, help="comma list of N: time per call at each instead")
     parser.add_argument("--compare-gpus", action="store_true",
                         help="per benchmark, each GPU's time over the first GPU's (files of two or more GPUs)")
+    parser.add_argument("--versus", default=None, metavar="KERNEL",
+                        help="per N, this kernel variant beside every library path (role 'library') of its "
+                             "family/type, each CCCL version apart (bench-merge files), with speedups")
+    parser.add_argument("--libraries", default=None, help="with --versus: comma list of the variants to compare "
+                                                          "against instead of the declared libraries")
     parser.add_argument("--format", default="markdown", help="markdown (default) or csv")
     parser.add_argument("--order", default="fastest", help="rows fastest first (default) or 'declared' "
                                                            "(write-up order)")
@@ -219,8 +286,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         order = one_of("--order", args.order, ORDERS)
         n = parse_n(args.n) if args.n else None
         sizes = [parse_n(s, "--times") for s in args.times.split(",")] if args.times else None
-        if args.compare_gpus and sizes:
-            raise ResultsError("--compare-gpus and --times: choose one")
+        if sum(map(bool, (args.compare_gpus, sizes, args.versus))) > 1:
+            raise ResultsError("--compare-gpus, --times and --versus: choose one")
+        if args.libraries and not args.versus:
+            raise ResultsError("--libraries needs --versus KERNEL")
+        libraries = [v.strip() for v in args.libraries.split(",") if v.strip()] if args.libraries else None
         _, gpus, warnings = load(args.results, "bench-table", args.filter)
         if args.compare_gpus and len(gpus) < 2:
             raise ResultsError("--compare-gpus: the input holds runs of one GPU only "
@@ -229,7 +299,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-table: {e}", file=sys.stderr)
         return 2
     out = _Out(fmt)
-    if args.compare_gpus:
+    if args.versus:
+        try:
+            found = print_versus(gpus, args.versus, libraries, out)
+        except ResultsError as e:
+            print(f"bench-table: {e}", file=sys.stderr)
+            return 2
+    elif args.compare_gpus:
         found = print_compare(gpus, n, out)
     elif sizes:
         found = print_times(gpus, sizes, out)

@@ -1,0 +1,308 @@
+"""A kernel against every library path, per N (bench-table --versus, bench-plot --charts
+versus) over a bench-merge file of two builds, and tools/run-floor-check's plumbing with
+stand-in binaries."""
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES
+
+from benchtools import merge, plot, table, versus
+from benchtools.results import load_results
+from benchtools.shape import group_by_gpu
+
+ROOT = Path(__file__).resolve().parents[2]
+C30, C35 = FIXTURES / "floor_cccl30.json", FIXTURES / "floor_cccl35.json"
+REAL = ROOT / "results" / "checks" / "floor_cub35"
+P10, P20, P30 = 1 << 10, 1 << 20, 1 << 30
+PATHS = ["cub_device_reduce", "cub_device_reduce@cccl3.5.0", "cub_reduce_nondeterministic",
+         "cub_reduce_nondeterministic_allocating"]
+CEILING = 4 * P30 / 917e-6   # the fixture's read_vec16 at 2^30
+
+
+@pytest.fixture(scope="module")
+def merged(tmp_path_factory):
+    out = tmp_path_factory.mktemp("versus") / "merged.json"
+    merge.main([str(C30), str(C35), "--out", str(out)])
+    return out
+
+
+def tables(path, kernel="floor_sum", libraries=None):
+    gpu = group_by_gpu([load_results(path)])[0]
+    return {t.type: t for t in versus.versus_tables(gpu, kernel, libraries)}
+
+
+def call(main, argv):
+    try:
+        return main([str(a) for a in argv])
+    except SystemExit as e:
+        return e.code
+
+
+def test_paths_roles_versions_and_reference_come_from_the_json(merged):
+    t = tables(merged)["i32"]
+    assert t.paths == PATHS                 # role "library", declaration order; the kernels left out
+    assert t.versions == {"floor_sum": "3.0.1", "cub_device_reduce": "3.0.1", "cub_device_reduce@cccl3.5.0": "3.5.0",
+                          "cub_reduce_nondeterministic": "3.5.0", "cub_reduce_nondeterministic_allocating": "3.5.0"}
+    assert t.reference == "cub_device_reduce"   # floor_sum's declared reference, in its own build
+    assert t.by_version() == {"3.0.1": ["cub_device_reduce"], "3.5.0": PATHS[1:]}
+    assert t.label("cub_device_reduce@cccl3.5.0") == "cub_device_reduce (CCCL 3.5.0)"
+    assert t.ceiling == pytest.approx(CEILING)
+    rows = {row.n: row for row in t.rows}
+    assert sorted(rows) == [P10, P20, P30]
+    assert rows[P20].speedup("cub_device_reduce") == pytest.approx(8.0 / 6.0)   # the medians
+    assert rows[P20].fastest(PATHS)[0] == "cub_reduce_nondeterministic"
+    assert rows[P10].fastest(PATHS)[0] == "cub_device_reduce@cccl3.5.0"
+    assert rows[P10].fastest(["cub_device_reduce"])[1].seconds == pytest.approx(4.4e-6)
+
+
+def test_ratio_columns(merged):
+    assert tables(merged)["i32"].ratio_columns() == [
+        ("cub_device_reduce (CCCL 3.0.1)", ["cub_device_reduce"]),
+        ("fastest CCCL 3.5.0 path", PATHS[1:]),
+        ("fastest path", PATHS)]
+    # the later build's kernel: its reference is that build's copy, one of three paths of its version
+    t = tables(merged, "floor_sum@cccl3.5.0")["i32"]
+    assert t.reference == "cub_device_reduce@cccl3.5.0"
+    assert t.ratio_columns()[-1] == ("cub_device_reduce (CCCL 3.5.0) (reference)", ["cub_device_reduce@cccl3.5.0"])
+    assert t.ratio_columns(every_path=False)[-2][0] == "fastest CCCL 3.5.0 path"
+
+
+def test_a_role_changed_in_the_json_changes_the_paths(merged, tmp_path):
+    d = json.loads(merged.read_text())
+    for b in d["benchmarks"]:
+        if "cub_reduce_nondeterministic/" in b["name"]:
+            b["role"] = "kernel"
+    edited = tmp_path / "edited.json"
+    edited.write_text(json.dumps(d))
+    assert "cub_reduce_nondeterministic" not in tables(edited)["i32"].paths
+    assert tables(edited, libraries=["cub_reduce_nondeterministic"])["i32"].paths == ["cub_reduce_nondeterministic"]
+
+
+def test_best_block_batch_per_n_for_a_swept_kernel(merged):
+    t = tables(merged, "floor_sum_fixed")["i32"]
+    (row,) = t.rows
+    assert (row.n, row.kernel.block, row.kernel.batch) == (P20, 256, 1)   # 6.5 µs beats 7.0
+
+
+def test_markdown_table(merged, capsys):
+    assert call(table.main, [merged, "--versus", "floor_sum"]) == 0
+    out = capsys.readouterr().out
+    assert "#### reduce_sum i32: floor_sum against every library path (NVIDIA H200)" in out
+    assert ("| N | floor_sum µs | cub_device_reduce (CCCL 3.0.1) µs | cub_device_reduce (CCCL 3.5.0) µs | "
+            "cub_reduce_nondeterministic (CCCL 3.5.0) µs | cub_reduce_nondeterministic_allocating (CCCL 3.5.0) µs | "
+            "vs cub_device_reduce (CCCL 3.0.1) | vs fastest CCCL 3.5.0 path | vs fastest path | fastest path | "
+            "of read ceiling |") in out
+    of_ceiling = (4 * P20 + 4) / 6e-6 / CEILING
+    assert (f"| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 | {5.5 / 6:.3f} | {5.5 / 6:.3f} | "
+            f"cub_reduce_nondeterministic (CCCL 3.5.0) | {of_ceiling:.3f} |") in out
+    assert f"| 2^10 | 4.00 | 4.40 | 4.30 | 5.00 | 17.00 | 1.100 | {4.3 / 4:.3f} | {4.3 / 4:.3f} | " in out
+    assert "µs per call: the median of the repetitions" in out
+    assert f"over cub_device_reduce (CCCL 3.0.1): lowest {925 / 920:.3f} at N = 2^30" in out
+    assert f"over fastest path: lowest {5.5 / 6:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
+
+
+def test_one_build_only_has_one_ratio_column(capsys):
+    assert call(table.main, [C30, "--versus", "floor_sum", "--filter", "i32"]) == 0
+    out = capsys.readouterr().out
+    assert "| N | floor_sum µs | cub_device_reduce (CCCL 3.0.1) µs | vs cub_device_reduce (CCCL 3.0.1) | " \
+           "of read ceiling |" in out
+    assert "f32" not in out
+
+
+def test_csv(merged, capsys):
+    assert call(table.main, [merged, "--versus", "floor_sum", "--format", "csv"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "gpu,family,type,n,kernel,kernel_cccl,kernel_us,path,path_cccl,path_us,speedup"
+    assert len(lines) == 1 + 2 * 3 * 4   # types x sizes x paths
+    assert f"NVIDIA H200,reduce_sum,i32,{P20},floor_sum,3.0.1,6,cub_device_reduce,3.5.0,8.2,{8.2 / 6:.9g}" in lines
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--versus", "nosuch"], "--versus nosuch: no such variant on NVIDIA H200 (kernels: floor_sum, "),
+    (["--versus", "cub_device_reduce"], "--versus cub_device_reduce: declared role library, not 'kernel'"),
+    (["--versus", "floor_sum", "--libraries", "nosuch"], "no library path (nosuch) beside it"),
+    (["--versus", "floor_sum", "--times", "2^10"], "--compare-gpus, --times and --versus: choose one"),
+    (["--libraries", "cub_device_reduce"], "--libraries needs --versus KERNEL"),
+])
+def test_table_refusals(merged, capsys, argv, message):
+    assert call(table.main, [merged] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith("bench-table: ") and message in err, err
+
+
+def test_chart_data(merged):
+    gpu = group_by_gpu([load_results(merged)])[0]
+    (chart,) = versus.versus_charts(gpu, versus.versus_tables(gpu, "floor_sum"))
+    assert chart.stem == "versus_reduce_sum_floor_sum" and chart.kernel == "floor_sum"
+    i32 = next(p for p in chart.panels if p.title == "reduce_sum i32")
+    assert list(i32.times) == ["floor_sum", "cub_device_reduce (CCCL 3.0.1)", "cub_device_reduce (CCCL 3.5.0)",
+                               "cub_reduce_nondeterministic (CCCL 3.5.0)",
+                               "cub_reduce_nondeterministic_allocating (CCCL 3.5.0)"]
+    assert i32.emphasis["floor_sum"].kind == "best"
+    assert i32.emphasis["cub_device_reduce (CCCL 3.0.1)"].rank == 0   # the reference looks the same everywhere
+    assert dict(i32.times["floor_sum"])[P20] == pytest.approx(6.0)
+    assert list(i32.speedups) == ["over cub_device_reduce (CCCL 3.0.1)", "over fastest CCCL 3.5.0 path"]
+    assert dict(i32.speedups["over fastest CCCL 3.5.0 path"])[P20] == pytest.approx(5.5 / 6.0)
+
+
+def test_plot_draws_the_versus_chart_byte_stable(merged, tmp_path, capsys):
+    for d in ("a", "b"):
+        assert call(plot.main, [merged, "--charts", "versus", "--versus", "floor_sum", "--out", tmp_path / d,
+                          "--format", "svg,png"]) == 0
+    assert sorted(p.name for p in (tmp_path / "a").iterdir()) == ["versus_reduce_sum_floor_sum.png",
+                                                                 "versus_reduce_sum_floor_sum.svg"]
+    assert (tmp_path / "a" / "versus_reduce_sum_floor_sum.svg").read_bytes() == \
+        (tmp_path / "b" / "versus_reduce_sum_floor_sum.svg").read_bytes()
+    capsys.readouterr()
+    assert call(plot.main, [merged, "--out", tmp_path / "c", "--format", "svg"]) == 0   # not drawn unless asked for
+    assert not any(p.name.startswith("versus_") for p in (tmp_path / "c").iterdir())
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--charts", "versus"], "--charts versus needs --versus KERNEL"),
+    (["--versus", "nosuch"], "--versus nosuch: no such variant"),
+])
+def test_plot_refusals(merged, tmp_path, capsys, argv, message):
+    assert call(plot.main, [merged, "--out", tmp_path / "out"] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and message in err, err
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_committed_floor_cub35_runs(tmp_path, capsys):
+    """The two real same-board runs (their context predates gpu_uuid, so one is given here)
+    merge, and the table gives the figures docs/timing.md quotes from them."""
+    paths = []
+    for name in ("floor_sum_v1_cub30_nvidia-h200.json", "floor_sum_v1_cub35_nvidia-h200.json"):
+        d = json.loads((REAL / name).read_text())
+        d["context"]["gpu_uuid"] = "GPU-given-by-the-test"
+        paths.append(tmp_path / name)
+        paths[-1].write_text(json.dumps(d))
+    out = tmp_path / "merged.json"
+    assert merge.main([str(p) for p in paths] + ["--out", str(out)]) == 0
+    # these files declare no roles: nothing is guessed, the paths must be named
+    assert call(table.main, [out, "--versus", "floor_sum"]) == 2
+    assert "no library path (declared role 'library')" in capsys.readouterr().err
+    assert call(table.main, [out, "--versus", "floor_sum", "--filter", "i32", "--libraries", ",".join(PATHS)]) == 0
+    md = capsys.readouterr().out
+    # docs/timing.md, "Before: the ticket combine": 2^10 floor 4.26 (256/1), CUB 3.0 4.70, CUB 3.5 ND 6.13
+    assert "| 2^10 | 4.26 (block 256, batch 1) | 4.70 | 4.69 | 6.13 | " in md
+    assert "| 2^30 | 923.59 (block 1024, batch 8) | 927.17 | " in md
+
+
+# ---------------------------------------------------------------- tools/run-floor-check
+
+SCRIPT = str(ROOT / "tools" / "run-floor-check")
+FAKE = """#!/bin/sh
+echo "$@" >> "{log}"
+for a in "$@"; do case $a in --benchmark_out=*) cp "{fixture}" "${{a#--benchmark_out=}}" ;; esac; done
+exit {rc}
+"""
+
+
+def fake_build(tmp_path, name, fixture, rc=0):
+    d = tmp_path / name
+    d.mkdir()
+    exe = d / "cuda_bench"
+    exe.write_text(FAKE.format(log=tmp_path / f"{name}.args", fixture=fixture, rc=rc))
+    exe.chmod(0o755)
+    return d
+
+
+def run_script(tmp_path, *args, extra_path=(), **env):
+    path = ":".join([*map(str, extra_path), str(Path(sys.executable).parent), "/usr/bin", "/bin"])
+    return subprocess.run([SCRIPT, *map(str, args)], capture_output=True, text=True, timeout=120,
+                          env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": path, **env})
+
+
+def test_run_floor_check_runs_both_builds_merges_and_writes_table_and_chart(tmp_path):
+    b1, b2 = fake_build(tmp_path, "b1", C30), fake_build(tmp_path, "b2", C35)
+    out = tmp_path / "out"
+    r = run_script(tmp_path, out, "--no-build", BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2))
+    assert r.returncode == 0, r.stderr
+    sizes = "--sizes=" + ",".join(str(1 << e) for e in range(10, 31, 2))
+    first, = (tmp_path / "b1.args").read_text().splitlines()
+    assert first.split() == ["--device=0", sizes, "--benchmark_repetitions=3",
+                             "--benchmark_filter=^reduce_sum/(i32|f32)/(floor_sum|cub_[a-z_]*)/|^ceiling/f32/read_vec16/",
+                             f"--benchmark_out={out}/cccl_toolkit.json"]
+    second, = (tmp_path / "b2.args").read_text().splitlines()
+    assert "--benchmark_filter=^reduce_sum/(i32|f32)/cub_[a-z_]*/" in second.split()
+    assert not any("min_time" in a for a in first.split() + second.split())   # the harness's default
+    names = {p.name for p in out.iterdir()}
+    assert names == {"cccl_toolkit.json", "cccl_newest.json", "floor_vs_cub.json", "floor_vs_cub.md",
+                     "versus_reduce_sum_floor_sum.png", "versus_reduce_sum_floor_sum.svg"}
+    md = (out / "floor_vs_cub.md").read_text()
+    assert "| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
+    assert json.loads((out / "floor_vs_cub.json").read_text())["context"]["cccl_version"] == "3.0.1 + 3.5.0"
+
+
+def test_run_floor_check_exits_with_the_runs_status(tmp_path):
+    b1, b2 = fake_build(tmp_path, "b1", C30, rc=1), fake_build(tmp_path, "b2", C35)
+    r = run_script(tmp_path, tmp_path / "out", "--no-build", BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2))
+    assert r.returncode == 1 and "some benchmarks failed" in r.stderr
+    assert (tmp_path / "out" / "floor_vs_cub.md").exists()   # the rest is still written
+    nogpu = fake_build(tmp_path, "nogpu", C30, rc=3)
+    r = run_script(tmp_path, tmp_path / "out3", "--no-build", BUILD_DIR=str(nogpu), CCCL_BUILD_DIR=str(b2))
+    assert r.returncode == 3 and not (tmp_path / "out3" / "floor_vs_cub.json").exists()
+
+
+FAKE_CMAKE = """#!/bin/sh
+echo "cmake $@" >> "{log}"
+if [ "$1" = --build ]; then printf '#!/bin/sh\\n' > "$2/cuda_bench"; chmod +x "$2/cuda_bench"; exit 0; fi
+while [ $# -gt 0 ]; do
+  case $1 in -B) dir=$2; shift ;; -DCUDABENCH_CCCL_DIR=*) cccl=${{1#-DCUDABENCH_CCCL_DIR=}} ;; esac; shift
+done
+mkdir -p "$dir"; : > "$dir/build.ninja"
+echo "CUDABENCH_CCCL_DIR:PATH=$cccl" > "$dir/CMakeCache.txt"
+"""
+
+
+def _build_packages_present():
+    """What tools/common.sh's ensure_system_packages checks (else it would install them)."""
+    def header(h):
+        return any(Path(root, h).exists() for root in ("/usr/include", "/usr/local/include"))
+    return (Path("/usr/bin/g++").exists() and header("benchmark/benchmark.h") and header("gtest/gtest.h")
+            and header("nlohmann/json.hpp"))
+
+
+@pytest.mark.skipif(not _build_packages_present(), reason="the C++ build's Debian packages are not installed")
+def test_run_floor_check_builds_cuda_bench_twice_the_second_against_the_cccl(tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "cmake").write_text(FAKE_CMAKE.format(log=tmp_path / "cmake.log"))
+    (bin_dir / "nvcc").write_text("#!/bin/sh\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    cccl = tmp_path / "cccl"
+    (cccl / "lib" / "cmake" / "cccl").mkdir(parents=True)
+    (cccl / "lib" / "cmake" / "cccl" / "cccl-config.cmake").write_text("")
+    b1, b2 = tmp_path / "b1", tmp_path / "b2"
+    env = dict(BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2), CUDABENCH_CCCL_DIR=str(cccl))
+    r = run_script(tmp_path, "--build-only", extra_path=[bin_dir], **env)
+    assert r.returncode == 0, r.stderr
+    calls = (tmp_path / "cmake.log").read_text().splitlines()
+    assert len(calls) == 4
+    assert calls[0].startswith(f"cmake -S . -B {b1} -DCMAKE_BUILD_TYPE=Release") and "CCCL_DIR" not in calls[0]
+    assert calls[1].split()[1:3] == ["--build", str(b1)] and calls[1].endswith("--target cuda_bench")
+    assert calls[2].startswith(f"cmake -S . -B {b2} ") and calls[2].endswith(f"-DCUDABENCH_CCCL_DIR={cccl}")
+    assert calls[3].split()[1:3] == ["--build", str(b2)] and calls[3].endswith("--target cuda_bench")
+    # a build-cccl/ configured against another CCCL is not taken for this one
+    (b2 / "CMakeCache.txt").write_text("CUDABENCH_CCCL_DIR:PATH=/somewhere/else\n")
+    r = run_script(tmp_path, "--build-only", extra_path=[bin_dir], **env)
+    assert r.returncode == 2 and "was configured with CUDABENCH_CCCL_DIR='/somewhere/else'" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    ((), "usage: tools/run-floor-check OUT_DIR"),
+    (("--build-only", "--no-build"), "nothing to do"),
+    (("out", "--kernel", "a/b"), "--kernel: expected a variant name"),
+    (("out", "--bogus"), "unknown option '--bogus'"),
+    (("out",), "no CCCL package at /nonexistent/cccl"),
+])
+def test_run_floor_check_usage_and_missing_cccl(tmp_path, args, message):
+    r = run_script(tmp_path, *args, CUDABENCH_CCCL_DIR="/nonexistent/cccl")
+    assert r.returncode == 2 and message in r.stderr, r.stderr
