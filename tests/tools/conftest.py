@@ -5,3 +5,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def build_packages_present():
+    """What tools/common.sh's ensure_system_packages checks (else a script under test would install them)."""
+    def header(h):
+        return any(Path(root, h).exists() for root in ("/usr/include", "/usr/local/include"))
+    return (Path("/usr/bin/g++").exists() and header("benchmark/benchmark.h") and header("gtest/gtest.h")
+            and header("nlohmann/json.hpp"))

@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, build_packages_present
 
 from benchtools import compare, noise, refresh
 from benchtools.results import load_results
@@ -235,14 +235,6 @@ exit 0
 """
 
 
-def _build_packages_present():
-    """What tools/common.sh's ensure_system_packages checks (else it would install them)."""
-    def header(h):
-        return any(Path(root, h).exists() for root in ("/usr/include", "/usr/local/include"))
-    return (Path("/usr/bin/g++").exists() and header("benchmark/benchmark.h") and header("gtest/gtest.h")
-            and header("nlohmann/json.hpp"))
-
-
 @pytest.fixture
 def checkout(tmp_path):
     """A copy of tools/ (the script writes into its own checkout's results/), a build
@@ -275,7 +267,7 @@ def run_regression(checkout, *args, **env):
                                **env})
 
 
-needs_build_packages = pytest.mark.skipif(not _build_packages_present(),
+needs_build_packages = pytest.mark.skipif(not build_packages_present(),
                                           reason="the C++ build's Debian packages are not installed")
 
 

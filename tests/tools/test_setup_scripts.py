@@ -53,8 +53,8 @@ def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measurin
                cwd=tmp_path)
     assert out.returncode == 2
     assert "results/baseline/nvidia-a100-sxm4-80gb.json does not exist" in out.stderr
-    assert "tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-a100-sxm4-80gb.json)" \
-        in out.stderr
+    assert ("tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-a100-sxm4-80gb.json "
+            "and the A/A runs and noise file it names)") in out.stderr
     assert "building" not in out.stderr  # chosen before anything is built or measured
 
 

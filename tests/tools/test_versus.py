@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, build_packages_present
 
 from benchtools import merge, plot, table, versus
 from benchtools.results import load_results
@@ -261,15 +261,7 @@ echo "CUDABENCH_CCCL_DIR:PATH=$cccl" > "$dir/CMakeCache.txt"
 """
 
 
-def _build_packages_present():
-    """What tools/common.sh's ensure_system_packages checks (else it would install them)."""
-    def header(h):
-        return any(Path(root, h).exists() for root in ("/usr/include", "/usr/local/include"))
-    return (Path("/usr/bin/g++").exists() and header("benchmark/benchmark.h") and header("gtest/gtest.h")
-            and header("nlohmann/json.hpp"))
-
-
-@pytest.mark.skipif(not _build_packages_present(), reason="the C++ build's Debian packages are not installed")
+@pytest.mark.skipif(not build_packages_present(), reason="the C++ build's Debian packages are not installed")
 def test_run_floor_check_builds_cuda_bench_twice_the_second_against_the_cccl(tmp_path):
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()

@@ -81,10 +81,11 @@ def earlier_runs(noise_path: str, session: Sequence[Results], replaced: Sequence
     seen = set()
     for entry in old.runs:
         path = str(entry.get("path", "")) if isinstance(entry, dict) else ""
-        if not path or Path(path).resolve() in seen:
+        resolved = Path(path).resolve()
+        if not path or resolved in seen:
             continue
-        seen.add(Path(path).resolve())
-        if Path(path).resolve() in replaced_files:
+        seen.add(resolved)
+        if resolved in replaced_files:
             out.left_out[path] = "overwritten by this refresh"
             continue
         if not Path(path).is_file():
