@@ -70,6 +70,21 @@ def test_a_refresh_files_its_runs_and_calibrates_the_noise_file_from_them(repo, 
     assert f"noise file {NOISE}: 3 runs of this session + 0 earlier (1 build)" in out
 
 
+def test_a_model_of_one_a_a_pair_is_refreshed_with_a_warning(repo, capsys):
+    rc, out, err = refresh_main(session(repo)[:2], capsys)
+    assert rc == 0, err
+    assert f"noise file {NOISE}: 2 runs of this session + 0 earlier (1 build)" in out
+    assert ("warning: the noise file rests on 2 runs; shifts between runs that it has not seen will read as "
+            "regressions") in out
+    assert "record at least 3 (REGRESSION_AA_RUNS=2)" in out
+
+
+def test_three_runs_refresh_without_the_warning(repo, capsys):
+    rc, out, err = refresh_main(session(repo), capsys)
+    assert rc == 0, err
+    assert "warning" not in out
+
+
 def test_the_folder_is_named_by_the_utc_date_and_never_reused(repo, capsys):
     runs = session(repo)
     for name in (f"{GPU_SLUG}_20261123", f"{GPU_SLUG}_20261123b"):

@@ -185,6 +185,10 @@ def _copy(source: str, destination: str) -> None:
         raise ResultsError(f"{destination}: cannot write: {e.strerror or e}") from None
 
 
+# Fewer runs than this make a noise model that misses run-to-run shifts (docs/gate.md).
+MIN_RUNS = 3
+
+
 def execute(r: Refresh) -> List[str]:
     """Writes the plan; returns the report lines (what was written, left out, to commit)."""
     for source, destination in r.copies[1:]:   # the session's folder first, the baseline last
@@ -206,6 +210,11 @@ def execute(r: Refresh) -> List[str]:
     lines.append(f"noise file {r.noise_path}: {len(r.session)} runs of this session + {earlier} earlier "
                  f"({builds} build{'s' * (builds != 1)}), {with_history} benchmarks with history")
     lines += [f"left out of the history: {path}: {why}" for path, why in r.history.left_out.items()]
+    runs = len(r.session) + earlier
+    if runs < MIN_RUNS:
+        lines.append(f"warning: the noise file rests on {runs} runs; shifts between runs that it has not seen will "
+                     f"read as regressions (on an H100, a model of one A/A pair flagged 31 of 230 benchmarks, all at "
+                     f"2^24, in the next A/A run): record at least {MIN_RUNS} (REGRESSION_AA_RUNS={MIN_RUNS - 1})")
     lines.append(f"commit them: git add {r.baseline} {r.folder} {r.noise_path}")
     return lines
 
