@@ -49,7 +49,7 @@ int host_sum(const int* x, std::size_t n) {
 }
 
 TEST_F(FloorSum, FloatSumIsBitwiseIdenticalOver100Calls) {
-  for (std::size_t n : {std::size_t{1} << 20, (std::size_t{1} << 24) + 5}) {
+  for (std::size_t n : {std::size_t{4099}, std::size_t{1} << 20, (std::size_t{1} << 24) + 5}) {  // tile, grid
     for (std::size_t offset : {0, 1}) {
       SCOPED_TRACE("n " + std::to_string(n) + " offset " + std::to_string(offset));
       const float* in = random_dataset<float>(n + offset).device.get() + offset;
@@ -152,6 +152,56 @@ TEST_F(FloorSum, EveryCompiledConfigTwiceInARow) {
           ASSERT_EQ(floor_sum(data.device.get() + 1, n, out.get(), stream_, Config{block, batch}), cudaSuccess);
           EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n)) << block << "/" << batch << " n " << n;
         }
+      }
+      // The edge between the one-block tile kernel (n <= block x batch vectors)
+      // and the grid: a full tile, one element either side, at every alignment.
+      const std::size_t tile = static_cast<std::size_t>(block) * batch * 4;
+      for (std::size_t n : {tile - 1, tile, tile + 1, tile + 4, tile + 5}) {
+        for (std::size_t offset = 0; offset < 4; ++offset) {
+          poison(out);
+          ASSERT_EQ(floor_sum(data.device.get() + offset, n, out.get(), stream_, Config{block, batch}), cudaSuccess);
+          EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, n))
+              << block << "/" << batch << " n " << n << " offset " << offset;
+        }
+      }
+    }
+  }
+}
+
+// A one-slot workspace holds no partials: one block of the grid kernel reads
+// everything (the tile kernel is only for inputs one block's loads cover).
+TEST_F(FloorSum, AOneSlotWorkspaceRunsOneBlockOverTheWholeInput) {
+  const std::size_t n = (std::size_t{1} << 20) + 3;
+  const auto& data = random_dataset<int>(n + 1);
+  DeviceBuffer<unsigned char> ws(launch_floor::kSlotBytes);
+  ASSERT_EQ(cudaMemset(ws.get(), 0, launch_floor::kSlotBytes), cudaSuccess);
+  ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+  DeviceBuffer<int> out(1);
+  for (Config cfg : {Config{}, Config{256, 4}, Config{1024, 8}}) {
+    poison(out);
+    ASSERT_EQ(floor_sum(data.device.get() + 1, n, out.get(), ws.get(), launch_floor::kSlotBytes, stream_, cfg),
+              cudaSuccess);
+    EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n)) << cfg.block << "/" << cfg.batch;
+  }
+}
+
+// 8-byte T (two per 16-byte vector; value and flag in separate words): the
+// tile kernel and the grid, aligned and not, on integer-valued doubles (exact).
+TEST_F(FloorSum, DoublesInTheTileAndTheGrid) {
+  const std::size_t top = (std::size_t{1} << 20) + 9;
+  std::vector<double> host(top);
+  for (std::size_t i = 0; i < top; ++i) host[i] = static_cast<double>(static_cast<int>(i * 2654435761u % 2001) - 1000);
+  DeviceBuffer<double> in(top), out(1);
+  ASSERT_EQ(cudaMemcpy(in.get(), host.data(), top * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{3}, std::size_t{2047}, std::size_t{2048},
+                        std::size_t{2049}, std::size_t{1} << 16, top - 1}) {
+    for (std::size_t offset : {0, 1}) {
+      double want = 0;
+      for (std::size_t i = 0; i < n; ++i) want += host[offset + i];
+      for (Config cfg : {Config{}, Config{256, 4}}) {
+        ASSERT_EQ(cudaMemsetAsync(out.get(), 0xA5, sizeof(double), stream_), cudaSuccess);
+        ASSERT_EQ(floor_sum(in.get() + offset, n, out.get(), stream_, cfg), cudaSuccess);
+        EXPECT_EQ(fetch(out), want) << "n " << n << " offset " << offset << " block " << cfg.block;
       }
     }
   }

@@ -12,14 +12,18 @@
 //
 // Design (one launch, the measured read ceiling's loop, a combine with no
 // fence and no ticket):
+//   - when one block's loads cover the input (n <= block x batch 16-byte
+//     vectors), a straight-line one-block kernel (floor_sum_tile_kernel): the
+//     loads, a shuffle tree, one store. Otherwise:
 //   - grid: ceil(vectors / (block * batch)) blocks, at most SMs x resident
 //     blocks per SM (the occupancy API, asked once per device), so each thread
 //     issues `batch` independent 16-byte loads and then uses them;
 //   - each thread reads 16-byte vectors at a grid stride, `batch` loads in
 //     flight per iteration; the head before the first 16-byte boundary and the
 //     tail after the last whole vector go to the first threads one element each;
-//   - each block reduces by warp shuffles. A grid of one block writes *out.
-//     Otherwise block b > 0 publishes its sum into slot b of the workspace with
+//   - each block reduces by warp shuffles. A grid of one block (a one-slot
+//     workspace) writes *out. Otherwise block 0 first pulls the slots' lines
+//     into L2 (prefetch), and block b > 0 publishes its sum into slot b of the workspace with
 //     ONE relaxed 8-byte store that holds the value and a "full" flag together
 //     (4-byte T; 8-byte T: value, then the flag with release), and exits: no
 //     fence, no atomic, no round trip. Block 0 polls slots 1..grid-1 (its
@@ -73,28 +77,28 @@ struct Config {
 };
 
 // The choice by n, in 16-byte vectors (n * sizeof(T) / 16), first row whose
-// limit is >= the vectors. Picked from the H200 sweep of this version
-// (`--suite=full`, floor_sum_fixed over every block x batch, even N from 2^10
-// to 2^30, int32 and float32, cold L2, 2026-11-22; docs/timing.md): the fastest
-// pair of both types at each N (where they differ, the one within 1% of both).
-// One block as long as one block's loads cover the input (the combine costs
-// more than it saves up to 2^14 four-byte elements); then few blocks with few
-// loads each; from 2^22 elements the resident grid with 8 loads in flight.
+// limit is >= the vectors. Picked from H200 sweeps (`--suite=full`,
+// floor_sum_fixed over every block x batch, int32 and float32, cold L2,
+// 2026-11-22; results/checks/floor_vs_cub/README.md): even N from 2^10 to
+// 2^14 from the sweep of the tile kernel, from 2^16 to 2^30 from the sweep of
+// the guarded last round. The fastest pair of both types at each N (where they
+// differ, the one within 1% of both). One block as long as one block's loads
+// cover the input (the combine costs more than it saves up to 2^14 four-byte
+// elements); then few blocks with few loads each; from 2^22 the resident grid
+// with 8 loads in flight.
 struct AutoRow {
   std::size_t max_vectors;
   Config config;
 };
 inline constexpr AutoRow kAuto[] = {
-    {std::size_t{1} << 8, {256, 1}},   // n <= 2^10 (4-byte T): one block, one load per thread
-    {std::size_t{1} << 10, {1024, 1}}, // n <= 2^12: one block of 1024
-    {std::size_t{1} << 12, {512, 8}},  // n <= 2^14: one block, 8 loads in flight
+    {std::size_t{1} << 8, {128, 4}},   // n <= 2^10 (4-byte T): the tile kernel, 128 threads
+    {std::size_t{1} << 10, {256, 4}},  // n <= 2^12: the tile kernel, 4 loads in flight (CUB's single tile)
+    {std::size_t{1} << 12, {512, 8}},  // n <= 2^14: the tile kernel, 8 loads in flight
     {std::size_t{1} << 14, {256, 2}},  // n <= 2^16: 32 blocks
-    {std::size_t{1} << 16, {512, 2}},  // n <= 2^18: 64 blocks
-    {std::size_t{1} << 18, {256, 4}},  // n <= 2^20: 256 blocks
-    {std::size_t{1} << 20, {512, 8}},  // n <= 2^22: 256 blocks, 8 loads in flight
-    {std::size_t{1} << 22, {1024, 2}}, // n <= 2^24: resident grid of 1024-thread blocks
-    {std::size_t{1} << 24, {1024, 4}}, // n <= 2^26
-    {~std::size_t{0}, {1024, 8}},      // larger: resident grid, 8 loads in flight
+    {std::size_t{1} << 16, {256, 2}},  // n <= 2^18: 128 blocks
+    {std::size_t{1} << 18, {512, 2}},  // n <= 2^20: 256 blocks
+    {std::size_t{1} << 26, {512, 8}},  // n <= 2^28: up to the resident grid, 8 loads in flight
+    {~std::size_t{0}, {1024, 8}},      // larger: the resident grid of 1024-thread blocks
 };
 
 inline constexpr Config choose(std::size_t vectors) {
@@ -132,10 +136,11 @@ __device__ inline T sum16(const uint4& v) {
   }
 }
 
-template <class T>
+// The sum of lanes [0, Width) in lane 0.
+template <int Width = 32, class T>
 __device__ inline T warp_sum(T v) {
 #pragma unroll
-  for (int offset = 16; offset > 0; offset >>= 1) v = add(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
+  for (int offset = Width / 2; offset > 0; offset >>= 1) v = add(v, __shfl_down_sync(0xFFFFFFFFu, v, offset));
   return v;
 }
 
@@ -148,7 +153,7 @@ __device__ inline T block_sum(T v, T* scratch) {
   if constexpr (Block == 32) return v;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  if (warp == 0) v = warp_sum(lane < Block / 32 ? scratch[lane] : T(0));
+  if (warp == 0) v = warp_sum<Block / 32>(lane < Block / 32 ? scratch[lane] : T(0));
   return v;
 }
 
@@ -245,12 +250,61 @@ __device__ inline T gather(unsigned long long* slots, unsigned grid, T own) {
   return acc;
 }
 
+// One block, when one block's loads cover the input (n <= Block x Batch
+// vectors): straight-line code, the loads issued after the fewest instructions
+// (32-bit counts, the whole vectors found from the addresses), no loop and no
+// combine code to fetch. A one-block grid of floor_sum_kernel spent 0.3-0.6 us
+// more on the H200 at 2^12-2^14 with cold L2, the difference CUB's single-tile
+// kernel made (docs/timing.md).
+template <class T, int Block, int Batch>
+__global__ void __launch_bounds__(Block, 1)
+    floor_sum_tile_kernel(const T* __restrict__ in, unsigned n, T* __restrict__ out) {
+  __shared__ T scratch[Block / 32];
+  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(in);
+  const std::uintptr_t end = first + std::uintptr_t{n} * sizeof(T);
+  const std::uintptr_t lo = (first + 15) & ~std::uintptr_t{15}, hi = end & ~std::uintptr_t{15};
+  const unsigned vectors = hi > lo ? static_cast<unsigned>((hi - lo) / 16) : 0u;
+  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(lo);
+  const unsigned t = threadIdx.x;
+  uint4 v[Batch];
+#pragma unroll
+  for (int b = 0; b < Batch; ++b) {
+    const unsigned i = t + static_cast<unsigned>(b * Block);
+    v[b] = i < vectors ? __ldg(body + i) : make_uint4(0, 0, 0, 0);
+  }
+  // The elements outside the whole vectors (all of them when there is none):
+  // fewer than 16 bytes before lo and after hi, one per thread.
+  const unsigned head = vectors ? static_cast<unsigned>((lo - first) / sizeof(T)) : n;
+  const unsigned tail = vectors ? static_cast<unsigned>((hi - first) / sizeof(T)) : n;
+  T extra = T(0);
+  if (t < head) extra = in[t];
+  if (t < n - tail) extra = add(extra, in[tail + t]);
+  T acc[Batch];
+#pragma unroll
+  for (int b = 0; b < Batch; ++b) acc[b] = sum16<T>(v[b]);
+#pragma unroll
+  for (int width = Batch / 2; width > 0; width /= 2) {
+#pragma unroll
+    for (int b = 0; b < width; ++b) acc[b] = add(acc[b], acc[b + width]);
+  }
+  const T sum = block_sum<Block>(add(acc[0], extra), scratch);
+  if (t == 0) *out = sum;
+}
+
 template <class T, int Block, int Batch>
 __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
     floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out, unsigned long long* slots) {  // nullptr: the built-in workspace
   constexpr std::size_t kPerVec = 16 / sizeof(T);
   __shared__ T scratch[Block / 32];
   if (slots == nullptr) slots = builtin_slots;
+  // The slots are cold after an L2 flush (or a long gap): block 0 pulls their
+  // lines into L2 before it reads its share, so that its polls and the other
+  // blocks' stores meet in L2 rather than after a DRAM round trip (0.2-0.3 us
+  // from 2^14 to 2^20 on the H200, cold L2).
+  if (blockIdx.x == 0) {
+    for (unsigned u = threadIdx.x + 1; u < gridDim.x; u += Block)
+      asm volatile("prefetch.global.L2 [%0];" ::"l"(slots + 2 * std::size_t{u}));
+  }
   // head | whole 16-byte vectors | tail
   const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
   const std::size_t to_boundary = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
@@ -273,7 +327,19 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
     for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
   }
   if constexpr (Batch > 1) {
-    for (; i < vectors; i += stride) acc[0] = add(acc[0], sum16<T>(__ldg(body + i)));
+    // Fewer than Batch vectors are left to this thread: one guarded round, the
+    // loads issued together (one at a time, each waited for, cost up to
+    // Batch - 1 DRAM latencies at the end of every large call).
+    if (i < vectors) {
+      uint4 v[Batch];
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) {
+        const std::size_t j = i + b * stride;
+        v[b] = j < vectors ? __ldg(body + j) : make_uint4(0, 0, 0, 0);
+      }
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
+    }
   }
 #pragma unroll
   for (int width = Batch / 2; width > 0; width /= 2) {
@@ -323,10 +389,15 @@ cudaError_t resident_grid(unsigned* grid) {
 template <class T, int Block, int Batch>
 cudaError_t launch(const T* in, std::size_t n, T* out, unsigned long long* slots, std::size_t capacity,
                    cudaStream_t stream, std::size_t* grid_out) {
-  unsigned resident = 0;
-  if (const cudaError_t e = resident_grid<T, Block, Batch>(&resident); e != cudaSuccess) return e;
   const std::size_t vectors = n / (16 / sizeof(T));  // at least the kernel's whole vectors
   const std::size_t per_block = std::size_t{Block} * Batch;
+  if (vectors <= per_block) {  // one block's loads cover it: the tile kernel (n < 2^16 here)
+    if (grid_out) *grid_out = 1;
+    floor_sum_tile_kernel<T, Block, Batch><<<1, Block, 0, stream>>>(in, static_cast<unsigned>(n), out);
+    return cudaGetLastError();
+  }
+  unsigned resident = 0;
+  if (const cudaError_t e = resident_grid<T, Block, Batch>(&resident); e != cudaSuccess) return e;
   std::size_t grid = (vectors + per_block - 1) / per_block;
   grid = std::max<std::size_t>(1, std::min({grid, std::size_t{resident}, capacity}));
   if (grid_out) *grid_out = grid;
