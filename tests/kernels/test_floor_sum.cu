@@ -168,20 +168,31 @@ TEST_F(FloorSum, EveryCompiledConfigTwiceInARow) {
   }
 }
 
-// A one-slot workspace holds no partials: one block of the grid kernel reads
-// everything (the tile kernel is only for inputs one block's loads cover).
-TEST_F(FloorSum, AOneSlotWorkspaceRunsOneBlockOverTheWholeInput) {
-  const std::size_t n = (std::size_t{1} << 20) + 3;
-  const auto& data = random_dataset<int>(n + 1);
-  DeviceBuffer<unsigned char> ws(launch_floor::kSlotBytes);
-  ASSERT_EQ(cudaMemset(ws.get(), 0, launch_floor::kSlotBytes), cudaSuccess);
+// A workspace of one slot holds no partials: one block of the grid kernel
+// reads everything (the tile kernel is only for inputs one block's loads
+// cover). With one, two or three slots the blocks have 11 to 257 tiles each:
+// the grid stride (1024 x 8 on two or three slots) and the contiguous runs
+// (32 tiles or more), with and without blocks holding one tile more (`extra`),
+// with and without a partial last tile.
+TEST_F(FloorSum, SmallWorkspacesRunContiguousRunsOverTheWholeInput) {
+  const std::size_t top = (std::size_t{1} << 20) + 151;
+  const auto& data = random_dataset<int>(top + 1);
+  const std::size_t slots = 3;
+  DeviceBuffer<unsigned char> ws(slots * launch_floor::kSlotBytes);
+  ASSERT_EQ(cudaMemset(ws.get(), 0, slots * launch_floor::kSlotBytes), cudaSuccess);
   ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
   DeviceBuffer<int> out(1);
-  for (Config cfg : {Config{}, Config{256, 4}, Config{1024, 8}}) {
-    poison(out);
-    ASSERT_EQ(floor_sum(data.device.get() + 1, n, out.get(), ws.get(), launch_floor::kSlotBytes, stream_, cfg),
-              cudaSuccess);
-    EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n)) << cfg.block << "/" << cfg.batch;
+  for (std::size_t n : {(std::size_t{1} << 20) + 3, top}) {
+    for (std::size_t used = 1; used <= slots; ++used) {
+      for (Config cfg : {Config{}, Config{256, 4}, Config{1024, 8}}) {
+        poison(out);
+        ASSERT_EQ(floor_sum(data.device.get() + 1, n, out.get(), ws.get(), used * launch_floor::kSlotBytes, stream_,
+                            cfg),
+                  cudaSuccess);
+        EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n))
+            << cfg.block << "/" << cfg.batch << " n " << n << " slots " << used;
+      }
+    }
   }
 }
 

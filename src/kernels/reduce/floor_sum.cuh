@@ -19,7 +19,10 @@
 //     blocks per SM (the occupancy API, asked once per device), so each thread
 //     issues `batch` independent 16-byte loads and then uses them;
 //   - each thread reads 16-byte vectors at a grid stride, `batch` loads in
-//     flight per iteration; the head before the first 16-byte boundary and the
+//     flight per round (the last, partial round guarded, its loads issued
+//     together); at 32 or more tiles of block x batch vectors per block (large
+//     n, the grid capped), each block reads a contiguous run of tiles instead
+//     (CUB's even share). The head before the first 16-byte boundary and the
 //     tail after the last whole vector go to the first threads one element each;
 //   - each block reduces by warp shuffles. A grid of one block (a one-slot
 //     workspace) writes *out. Otherwise block 0 first pulls the slots' lines
@@ -80,14 +83,14 @@ struct Config {
 // limit is >= the vectors. Picked from H200 sweeps (`--suite=full`,
 // floor_sum_fixed over every block x batch, int32 and float32, cold L2,
 // 2026-11-22; results/checks/floor_vs_cub/README.md): even N from 2^10 to
-// 2^14 from the sweep of the tile kernel, from 2^16 to 2^30 from the sweep of
-// the guarded last round. The fastest pair of both types at each N (where they
+// 2^14 from the sweep of the tile kernel, from 2^16 to 2^22 from the sweep of
+// the grid stride, above from the sweep of the contiguous runs. The fastest pair of both types at each N (where they
 // differ, the one within 1% of both). One block as long as one block's loads
 // cover the input (the combine costs more than it saves up to 2^14 four-byte
-// elements); then few blocks with few loads each; from 2^22 the resident grid
-// with 8 loads in flight. Above 2^26, 1024 x 8: on the H200 within 0.06% of
-// 512 x 8 at 2^28, on the H100 1% faster (the H100 regression gate flagged
-// floor_sum at 2^28, +1.02%, when this row was 512 x 8).
+// elements); then few blocks with few loads each; from 2^22 512 x 8, up to
+// the resident grid. (With a grid stride at 2^28, 512 x 8 was 1% slower than
+// 1024 x 8 on the H100, which its regression gate flagged; with contiguous
+// runs it is the fastest at 2^28-2^30 on the H200.)
 struct AutoRow {
   std::size_t max_vectors;
   Config config;
@@ -99,8 +102,7 @@ inline constexpr AutoRow kAuto[] = {
     {std::size_t{1} << 14, {256, 2}},  // n <= 2^16: 32 blocks
     {std::size_t{1} << 16, {256, 2}},  // n <= 2^18: 128 blocks
     {std::size_t{1} << 18, {512, 2}},  // n <= 2^20: 256 blocks
-    {std::size_t{1} << 24, {512, 8}},  // n <= 2^26: up to the resident grid, 8 loads in flight
-    {~std::size_t{0}, {1024, 8}},      // larger: the resident grid of 1024-thread blocks (see below)
+    {~std::size_t{0}, {512, 8}},       // larger: 256 blocks at 2^22, then the resident grid, 8 loads in flight
 };
 
 inline constexpr Config choose(std::size_t vectors) {
@@ -225,6 +227,13 @@ namespace {
 __device__ unsigned long long builtin_slots[2 * kBuiltinSlots];
 }  // namespace
 
+// Tiles per block from which a block reads a contiguous run of tiles rather
+// than a grid stride: on the H200 contiguous runs were 0.4-0.65% faster at
+// 2^28-2^30 (60 or more tiles per block), and 2% slower at 2^24 (4-8); on the
+// H100 they made 256 x 4 at 2^24 (3 tiles per block) 3% slower, which its
+// regression gate flagged.
+constexpr std::size_t kContiguousMinTiles = 32;
+
 // Up to four loads in flight fit in 32 registers: a full SM (2048 threads) of
 // resident blocks, as the read ceiling has. Eight need more.
 template <int Block, int Batch>
@@ -295,7 +304,9 @@ __global__ void __launch_bounds__(Block, 1)
 
 template <class T, int Block, int Batch>
 __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
-    floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out, unsigned long long* slots) {  // nullptr: the built-in workspace
+    floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out,
+                     unsigned long long* slots,  // nullptr: the built-in workspace
+                     std::size_t per, std::size_t extra) {  // tiles per block, blocks with one more
   constexpr std::size_t kPerVec = 16 / sizeof(T);
   __shared__ T scratch[Block / 32];
   if (slots == nullptr) slots = builtin_slots;
@@ -315,34 +326,60 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
   const std::size_t tail = head + vectors * kPerVec;
   const uint4* __restrict__ body = reinterpret_cast<const uint4*>(in + head);
 
-  const std::size_t stride = std::size_t{gridDim.x} * Block;
-  const std::size_t t = std::size_t{blockIdx.x} * Block + threadIdx.x;
+  // Tiles of Block x Batch vectors. Up to kContiguousMinTiles tiles per block,
+  // a grid stride: thread t of block b reads b x Block + t + j x grid x Block.
+  // From there on (large n, the grid capped at the resident grid), block b
+  // reads tiles [first, last), a contiguous run (CUB's even share: `per` each,
+  // one more for the first `extra` blocks). Either way a thread's Batch loads
+  // are issued together, without guards while they are inside the input, and
+  // a partial last round is one guarded round.
   T acc[Batch];
 #pragma unroll
   for (int b = 0; b < Batch; ++b) acc[b] = T(0);
-  std::size_t i = t;
-  for (; i + (Batch - 1) * stride < vectors; i += Batch * stride) {
-    uint4 v[Batch];
+  if (per < kContiguousMinTiles) {
+    const std::size_t stride = std::size_t{gridDim.x} * Block;
+    std::size_t i = std::size_t{blockIdx.x} * Block + threadIdx.x;
+    for (; i + (Batch - 1) * stride < vectors; i += Batch * stride) {
+      uint4 v[Batch];
 #pragma unroll
-    for (int b = 0; b < Batch; ++b) v[b] = __ldg(body + i + b * stride);
+      for (int b = 0; b < Batch; ++b) v[b] = __ldg(body + i + b * stride);
 #pragma unroll
-    for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
-  }
-  if constexpr (Batch > 1) {
-    // Fewer than Batch vectors are left to this thread: one guarded round, the
-    // loads issued together (one at a time, each waited for, cost up to
-    // Batch - 1 DRAM latencies at the end of every large call).
+      for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
+    }
     if (i < vectors) {
       uint4 v[Batch];
 #pragma unroll
+      for (int b = 0; b < Batch; ++b) v[b] = i + b * stride < vectors ? __ldg(body + i + b * stride) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
+    }
+  } else {
+    constexpr std::size_t kTile = std::size_t{Block} * Batch;
+    const std::size_t first = blockIdx.x * per + (blockIdx.x < extra ? blockIdx.x : extra);
+    const std::size_t last = first + per + (blockIdx.x < extra ? 1 : 0);
+    const std::size_t whole = vectors / kTile;
+    const std::size_t full_end = last < whole ? last : whole;
+    std::size_t k = first;
+    for (; k < full_end; ++k) {
+      const uint4* __restrict__ tile = body + k * kTile + threadIdx.x;
+      uint4 v[Batch];
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) v[b] = __ldg(tile + b * Block);
+#pragma unroll
+      for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
+    }
+    if (k < last) {
+      uint4 v[Batch];
+#pragma unroll
       for (int b = 0; b < Batch; ++b) {
-        const std::size_t j = i + b * stride;
+        const std::size_t j = k * kTile + threadIdx.x + b * Block;
         v[b] = j < vectors ? __ldg(body + j) : make_uint4(0, 0, 0, 0);
       }
 #pragma unroll
       for (int b = 0; b < Batch; ++b) acc[b] = add(acc[b], sum16<T>(v[b]));
     }
   }
+  const std::size_t t = std::size_t{blockIdx.x} * Block + threadIdx.x;
 #pragma unroll
   for (int width = Batch / 2; width > 0; width /= 2) {
 #pragma unroll
@@ -403,7 +440,12 @@ cudaError_t launch(const T* in, std::size_t n, T* out, unsigned long long* slots
   std::size_t grid = (vectors + per_block - 1) / per_block;
   grid = std::max<std::size_t>(1, std::min({grid, std::size_t{resident}, capacity}));
   if (grid_out) *grid_out = grid;
-  floor_sum_kernel<T, Block, Batch><<<static_cast<unsigned>(grid), Block, 0, stream>>>(in, n, out, slots);
+  // The kernel's whole vectors start at the first 16-byte boundary: its tiles.
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
+  const std::size_t head = std::min<std::size_t>(misalign == 0 ? 0 : (16 - misalign) / sizeof(T), n);
+  const std::size_t tiles = ((n - head) / (16 / sizeof(T)) + per_block - 1) / per_block;
+  floor_sum_kernel<T, Block, Batch>
+      <<<static_cast<unsigned>(grid), Block, 0, stream>>>(in, n, out, slots, tiles / grid, tiles % grid);
   return cudaGetLastError();
 }
 
