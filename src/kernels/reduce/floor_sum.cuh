@@ -105,6 +105,21 @@ inline constexpr AutoRow kAuto[] = {
     {~std::size_t{0}, {512, 8}},       // larger: 256 blocks at 2^22, then the resident grid, 8 loads in flight
 };
 
+// Every row names a compiled pair, and the limits rise (a row that can never be
+// chosen, or a pair the dispatch does not have, fails the build).
+template <int... Vs>
+constexpr bool one_of(int v, std::integer_sequence<int, Vs...>) {
+  return ((v == Vs) || ...);
+}
+constexpr bool auto_table_is_valid() {
+  for (std::size_t i = 0; i < std::size(kAuto); ++i) {
+    if (!one_of(kAuto[i].config.block, BlockSizes{}) || !one_of(kAuto[i].config.batch, Batches{})) return false;
+    if (i > 0 && kAuto[i].max_vectors <= kAuto[i - 1].max_vectors) return false;
+  }
+  return kAuto[std::size(kAuto) - 1].max_vectors == ~std::size_t{0};
+}
+static_assert(auto_table_is_valid(), "kAuto: every row a compiled block x batch, limits rising, the last unbounded");
+
 inline constexpr Config choose(std::size_t vectors) {
   for (const AutoRow& row : kAuto)
     if (vectors <= row.max_vectors) return row.config;
