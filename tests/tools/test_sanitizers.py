@@ -139,3 +139,10 @@ def test_a_log_not_named_after_its_tool_is_exit_2(tmp_path, capsys):
     rc, _, err = run(capsys, str(write(tmp_path, "gpu_tests.log", CLEAN)))
     assert rc == 2
     assert "starts with its tool" in err
+
+
+@pytest.mark.parametrize("args", [[], ["--bogus", "memcheck.0.log"]])
+def test_usage_errors_are_one_line_exit_2(capsys, args):
+    rc, out, err = run(capsys, *args)
+    assert rc == 2 and out == ""
+    assert err.startswith("bench-sanitizers: ") and err.count("\n") == 1

@@ -20,16 +20,13 @@ from pathlib import Path
 from typing import Sequence
 
 from benchtools.cli import Parser
+from benchtools.results import ResultsError
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
 # memcheck, synccheck, initcheck: "ERROR SUMMARY: 3 errors"; racecheck:
 # "RACECHECK SUMMARY: 2 hazards displayed (1 errors, 1 warnings)" (a warning is a finding too).
 _SUMMARY = re.compile(r"^========= (?:ERROR SUMMARY: (\d+) error|RACECHECK SUMMARY: (\d+) hazard)")
 _FAILED = re.compile(r"^\[  FAILED  \] ([^ ,0-9][^ ,]*)")
-
-
-class InputError(Exception):
-    """Bad input: a message for one line on stderr."""
 
 
 @dataclass(frozen=True)
@@ -46,19 +43,19 @@ def read_known(path: Path) -> list[Known]:
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
-        raise InputError(f"{path}: cannot read the known findings ({e})") from None
+        raise ResultsError(f"{path}: cannot read the known findings ({e})") from None
     known = []
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip() or line.startswith("#"):
             continue
         fields = line.split("\t")
         if len(fields) < 3 or fields[0] not in TOOLS or not fields[-1].strip():
-            raise InputError(f"{path}:{number}: expected tool<TAB>regex[<TAB>regex...]<TAB>reason with a tool of "
+            raise ResultsError(f"{path}:{number}: expected tool<TAB>regex[<TAB>regex...]<TAB>reason with a tool of "
                              f"{', '.join(TOOLS)}")
         try:
             patterns = tuple(re.compile(p) for p in fields[1:-1])
         except re.error as e:
-            raise InputError(f"{path}:{number}: bad regex ({e})") from None
+            raise ResultsError(f"{path}:{number}: bad regex ({e})") from None
         known.append(Known(fields[0], patterns, fields[-1].strip()))
     return known
 
@@ -106,11 +103,11 @@ def summarize(logs: Sequence[Path], known: Sequence[Known]) -> dict[str, ToolRow
     for log in logs:
         tool = log.name.split(".")[0]
         if tool not in TOOLS:
-            raise InputError(f"{log}: a log's name starts with its tool ({', '.join(TOOLS)}), e.g. memcheck.0.log")
+            raise ResultsError(f"{log}: a log's name starts with its tool ({', '.join(TOOLS)}), e.g. memcheck.0.log")
         try:
             lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError as e:
-            raise InputError(f"{log}: cannot read ({e})") from None
+            raise ResultsError(f"{log}: cannot read ({e})") from None
         row = rows.setdefault(tool, ToolRow(tool))
         status = log.with_suffix(".status")
         rc, secs = 0, 0
@@ -151,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         known = read_known(Path(args.known)) if args.known else []
         rows = summarize([Path(p) for p in args.logs], known)
-    except InputError as e:
+    except ResultsError as e:
         print(f"bench-sanitizers: {e}", file=sys.stderr)
         return 2
     print(f"{'tool':<10} {'findings':>9} {'known':>7} {'failed tests':>13} {'slowest shard':>14}")
