@@ -218,6 +218,63 @@ TEST_F(FloorSum, DoublesInTheTileAndTheGrid) {
   }
 }
 
+// 4-byte integers combine through one 64-bit atomic per block that carries the
+// sum's low 32 bits, its carries and the count. All-ones words make every
+// block's sum a large unsigned value, so the adds carry out of bit 31 (into
+// the carry field, never into the count): one block, a tile per block, the
+// resident grid; unsigned and int; the count word is zero again afterwards.
+TEST_F(FloorSum, IntegerSumsWrapAndCarryThroughTheCombine) {
+  const std::size_t top = (std::size_t{1} << 23) + 7;
+  DeviceBuffer<unsigned> in(top + 1), out(1);
+  ASSERT_EQ(cudaMemset(in.get(), 0xFF, (top + 1) * sizeof(unsigned)), cudaSuccess);
+  for (std::size_t n : {std::size_t{1000}, std::size_t{1} << 16, (std::size_t{1} << 20) + 3, top}) {
+    for (std::size_t offset : {0, 1}) {
+      for (Config cfg : {Config{}, Config{128, 1}, Config{1024, 8}}) {
+        ASSERT_EQ(cudaMemsetAsync(out.get(), 0, sizeof(unsigned), stream_), cudaSuccess);
+        ASSERT_EQ(floor_sum(in.get() + offset, n, out.get(), stream_, cfg), cudaSuccess);
+        const unsigned want = static_cast<unsigned>(0u - static_cast<unsigned>(n));  // n x (2^32 - 1) mod 2^32
+        EXPECT_EQ(fetch(out), want) << "n " << n << " offset " << offset << " block " << cfg.block;
+        DeviceBuffer<int> iout(1);
+        ASSERT_EQ(floor_sum(reinterpret_cast<const int*>(in.get()) + offset, n, iout.get(), stream_, cfg),
+                  cudaSuccess);
+        EXPECT_EQ(fetch(iout), static_cast<int>(want)) << "int, n " << n;
+      }
+    }
+  }
+  unsigned long long word = 1;
+  ASSERT_EQ(cudaMemcpyFromSymbol(&word, launch_floor::detail::builtin_slots, sizeof(word)), cudaSuccess);
+  EXPECT_EQ(word, 0u) << "the count word is left zero";
+}
+
+// Where the tiles stop fitting in one wave (SMs x resident blocks), the tile
+// per block gives way to the grid kernel: both sides of that edge, every
+// alignment, int (exact) and float (the auto call against its fixed twin).
+TEST_F(FloorSum, BothSidesOfTheOneWaveEdge) {
+  for (Config cfg : {Config{256, 2}, Config{512, 8}}) {
+    unsigned resident = 0;
+    if (cfg.block == 256) {
+      ASSERT_EQ((launch_floor::detail::resident_grid<int, 256, 2>(&resident)), cudaSuccess);
+    } else {
+      ASSERT_EQ((launch_floor::detail::resident_grid<int, 512, 8>(&resident)), cudaSuccess);
+    }
+    const std::size_t wave = std::size_t{resident} * cfg.block * cfg.batch * 4;  // elements in one wave of tiles
+    const auto& data = random_dataset<int>(wave + 64);
+    DeviceBuffer<int> out(1);
+    for (std::size_t n : {wave - 1, wave, wave + 4, wave + 9}) {
+      for (std::size_t offset = 0; offset < 4; ++offset) {
+        std::size_t grid = 0;
+        poison(out);
+        ASSERT_EQ(launch_floor::detail::run(data.device.get() + offset, n, out.get(), nullptr,
+                                            launch_floor::detail::kBuiltinSlots, stream_, cfg, &grid),
+                  cudaSuccess);
+        EXPECT_EQ(grid, resident) << "one wave either way";
+        EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, n))
+            << cfg.block << "/" << cfg.batch << " n " << n << " offset " << offset;
+      }
+    }
+  }
+}
+
 TEST_F(FloorSum, RefusesWhatItCannotDoWithoutLaunching) {
   const auto& data = random_dataset<int>(1000);
   DeviceBuffer<int> out(1);

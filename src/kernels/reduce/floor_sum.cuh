@@ -10,37 +10,46 @@
 // Config{} (the default) picks block, batch and grid from n (kAuto, below);
 // an explicit Config runs that compiled kernel (the benchmark sweep).
 //
-// Design (one launch, the measured read ceiling's loop, a combine with no
-// fence and no ticket):
-//   - when one block's loads cover the input (n <= block x batch 16-byte
-//     vectors), a straight-line one-block kernel (floor_sum_tile_kernel): the
-//     loads, a shuffle tree, one store. Otherwise:
-//   - grid: ceil(vectors / (block * batch)) blocks, at most SMs x resident
-//     blocks per SM (the occupancy API, asked once per device), so each thread
-//     issues `batch` independent 16-byte loads and then uses them;
-//   - each thread reads 16-byte vectors at a grid stride, `batch` loads in
-//     flight per round (the last, partial round guarded, its loads issued
-//     together); at 32 or more tiles of block x batch vectors per block (large
-//     n, the grid capped), each block reads a contiguous run of tiles instead
-//     (CUB's even share). The head before the first 16-byte boundary and the
-//     tail after the last whole vector go to the first threads one element each;
-//   - each block reduces by warp shuffles. A grid of one block (a one-slot
-//     workspace) writes *out. Otherwise block 0 first pulls the slots' lines
-//     into L2 (prefetch), and block b > 0 publishes its sum into slot b of the workspace with
-//     ONE relaxed 8-byte store that holds the value and a "full" flag together
-//     (4-byte T; 8-byte T: value, then the flag with release), and exits: no
-//     fence, no atomic, no round trip. Block 0 polls slots 1..grid-1 (its
-//     threads a slot each, loads issued together), adds them in index order
-//     with its own sum, writes *out and clears the slots it read.
-//     The previous scheme (partial store, acq_rel ticket, last block re-reads
-//     the partials) put three dependent L2 round trips after the last block's
-//     loads; this one puts about one (store -> block 0's next poll).
-// Progress: only block 0 ever waits, for blocks that wait on nothing, so the
-// grid need not be co-resident (a slot held by block 0 is all it takes).
+// Design (one launch, the measured read ceiling's loads, a combine with no
+// fence and at most one L2 round trip after the last block's loads):
+//   - the host splits the input once (split(), below): the elements before the
+//     first 16-byte boundary (head), the whole 16-byte vectors, the rest (tail);
+//     tiles of block x batch vectors;
+//   - when the tiles fit in one wave (at most SMs x resident blocks per SM, the
+//     occupancy API asked once per device), a straight-line kernel
+//     (floor_sum_tile_kernel): block b issues the `batch` loads of tile b after
+//     the fewest instructions, block 0 adds head and tail one element per
+//     thread, no loop. One tile (n <= block x batch vectors): one block, no
+//     combine. Otherwise
+//   - floor_sum_kernel on the resident grid: each thread reads 16-byte vectors
+//     at a grid stride, `batch` loads in flight per round (the last, partial
+//     round guarded, its loads issued together); at 32 or more tiles per block
+//     each block reads a contiguous run of tiles instead (CUB's even share);
+//   - each block reduces by warp shuffles, then the combine (finish()):
+//       4-byte integers: ONE 64-bit relaxed atomic add per block carries the
+//       value and the count together (bits 0-31 the sum mod 2^32, 32-47 its
+//       carries, 48-63 the blocks counted); the block whose add counts last
+//       has the total in the value it got back, writes *out and zeroes the
+//       word. One round trip after the last block's reduction, no fence.
+//       Floating point and 8-byte T (an add that carries a count would be a
+//       float atomic, not deterministic): block b > 0 publishes its sum into
+//       slot b with ONE relaxed 8-byte store that holds the value and a "full"
+//       flag together (8-byte T: value, then the flag with release) and exits;
+//       block 0, which pulled the slots into L2 first (prefetch), polls slots
+//       1..grid-1 (its threads a slot each, loads issued together), adds them
+//       in index order with its own sum, writes *out and clears the slots.
+//     H200, cold L2, one tile per block (results/checks/floor_tile_experiment/,
+//     experiments 4-6): no combine at all 3.97 us at 2^16, the atomic 4.58,
+//     publish/poll 4.80; a thread-block cluster's shared-memory combine 4.61
+//     (its launch alone costs about 0.5 us); polls staggered over block 0's
+//     warps were slower.
+// Progress: only block 0 of a publish/poll grid ever waits, for blocks that
+// wait on nothing, so the grid need not be co-resident.
 // Deterministic: for a given n, input alignment, device and Config, the grid,
 // every thread's share and every combination order are fixed (block 0 adds
-// slot u in thread u % block, in ascending u, then a fixed shuffle tree):
-// float results are bitwise identical from call to call.
+// slot u in thread u % block, in ascending u, then a fixed shuffle tree);
+// integer sums are exact mod 2^bits in any order. Float results are bitwise
+// identical from call to call.
 //
 // Workspace: the first overload uses a workspace built into the module (zero
 // when the module loads). Calls that use it must be stream-ordered (one stream,
@@ -48,7 +57,8 @@
 // their own, through the second overload: floor_sum_workspace_bytes<T>() bytes,
 // 16-byte aligned and zero-filled once when allocated (e.g. cudaMemset after
 // cudaMalloc); every call leaves it zero-filled again (block 0 clears each slot
-// it consumed, and the next call is ordered after this kernel's end).
+// it consumed, the last block the count word in slot 0, and the next call is
+// ordered after this kernel's end).
 //
 // Independent of the benchmark harness: only CUDA and libcu++ headers.
 #pragma once
@@ -62,6 +72,7 @@
 #include <cstdint>
 #include <cstring>
 #include <iterator>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
@@ -82,15 +93,17 @@ struct Config {
 // The choice by n, in 16-byte vectors (n * sizeof(T) / 16), first row whose
 // limit is >= the vectors. Picked from H200 sweeps (`--suite=full`,
 // floor_sum_fixed over every block x batch, int32 and float32, cold L2,
-// 2026-11-22; results/checks/floor_vs_cub/README.md): even N from 2^10 to
-// 2^14 from the sweep of the tile kernel, from 2^16 to 2^22 from the sweep of
-// the grid stride, above from the sweep of the contiguous runs. The fastest pair of both types at each N (where they
-// differ, the one within 1% of both). One block as long as one block's loads
-// cover the input (the combine costs more than it saves up to 2^14 four-byte
-// elements); then few blocks with few loads each; from 2^22 512 x 8, up to
-// the resident grid. (With a grid stride at 2^28, 512 x 8 was 1% slower than
-// 1024 x 8 on the H100, which its regression gate flagged; with contiguous
-// runs it is the fastest at 2^28-2^30 on the H200.)
+// 2026-11-22; docs/timing.md): up to 2^14 from the sweep of the one-block tile
+// kernel, 2^16 to 2^22 from the sweep of a tile per block with the atomic
+// combine for int32 (results/checks/floor_sweep_v5_tilegrid_nvidia-h200.json),
+// above from the sweep of the contiguous runs. The fastest pair of both types
+// at each N (where they differ, the one within 1.1% of both). One block as
+// long as one block's loads cover the input (the combine costs more than it
+// saves up to 2^14 four-byte elements); then a tile of one or four loads per
+// thread per block; 512 x 8 from 2^22 on, up to the resident grid. (With a grid
+// stride at 2^28, 512 x 8 was 1% slower than 1024 x 8 on the H100, which its
+// regression gate flagged; with contiguous runs it is the fastest at
+// 2^28-2^30 on the H200.)
 struct AutoRow {
   std::size_t max_vectors;
   Config config;
@@ -99,10 +112,10 @@ inline constexpr AutoRow kAuto[] = {
     {std::size_t{1} << 8, {128, 4}},   // n <= 2^10 (4-byte T): the tile kernel, 128 threads
     {std::size_t{1} << 10, {256, 4}},  // n <= 2^12: the tile kernel, 4 loads in flight (CUB's single tile)
     {std::size_t{1} << 12, {512, 8}},  // n <= 2^14: the tile kernel, 8 loads in flight
-    {std::size_t{1} << 14, {256, 2}},  // n <= 2^16: 32 blocks
-    {std::size_t{1} << 16, {256, 2}},  // n <= 2^18: 128 blocks
-    {std::size_t{1} << 18, {512, 2}},  // n <= 2^20: 256 blocks
-    {~std::size_t{0}, {512, 8}},       // larger: 256 blocks at 2^22, then the resident grid, 8 loads in flight
+    {std::size_t{1} << 16, {256, 1}},  // n <= 2^18: a tile per block, 64 blocks at 2^16, 256 at 2^18
+    {std::size_t{1} << 18, {256, 4}},  // n <= 2^20: 256 blocks
+    {std::size_t{1} << 20, {512, 4}},  // n <= 2^22: 512 blocks (one wave: 4 blocks per SM)
+    {~std::size_t{0}, {512, 8}},       // larger: the resident grid, 8 loads in flight
 };
 
 // Every row names a compiled pair, and the limits rise (a row that can never be
@@ -236,6 +249,29 @@ __device__ inline void clear(unsigned long long* slot, std::size_t t_size) {
   Ref64(slot[t_size == 4 ? 0 : 1]).store(0, cuda::memory_order_relaxed);
 }
 
+// 4-byte integers combine through one atomic add that carries the value and
+// the count (finish()); everything else publishes and polls. The count sits in
+// bits 48-63 and the sum's carries (one per block at most) in 32-47, so a grid
+// has at most kMaxGrid blocks.
+template <class T>
+inline constexpr bool kTicket = std::is_integral_v<T> && sizeof(T) == 4;
+constexpr int kCountShift = 48;
+constexpr std::size_t kMaxGrid = (std::size_t{1} << 16) - 1;
+
+// The input at 16-byte boundaries, computed once by the host for both kernels:
+// `head` elements before the first boundary, then `vectors` whole 16-byte
+// vectors, then the tail (the rest, fewer than 16 bytes).
+struct Split {
+  std::size_t head, vectors;
+};
+template <class T>
+inline Split split(const T* in, std::size_t n) {
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
+  const std::size_t to_boundary = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
+  const std::size_t head = std::min(to_boundary, n);
+  return {head, (n - head) / (16 / sizeof(T))};
+}
+
 // The workspace built into the module: zero when it loads, left zero by every call.
 constexpr unsigned kBuiltinSlots = 4096;
 namespace {
@@ -276,35 +312,74 @@ __device__ inline T gather(unsigned long long* slots, unsigned grid, T own) {
   return acc;
 }
 
-// One block, when one block's loads cover the input (n <= Block x Batch
-// vectors): straight-line code, the loads issued after the fewest instructions
-// (32-bit counts, the whole vectors found from the addresses), no loop and no
-// combine code to fetch. A one-block grid of floor_sum_kernel spent 0.3-0.6 us
-// more on the H200 at 2^12-2^14 with cold L2, the difference CUB's single-tile
-// kernel made (docs/timing.md).
+// Block 0 pulls the lines the combine meets in into L2: after an L2 flush (or
+// a long gap) they are cold, and block 0's first poll (or the first atomic)
+// would wait for DRAM (0.2-0.3 us from 2^14 to 2^20 on the H200, cold L2).
+template <class T, int Block>
+__device__ inline void warm(const unsigned long long* slots) {
+  if (blockIdx.x != 0 || gridDim.x == 1) return;
+  const unsigned first = kTicket<T> ? 0u : 1u, last = kTicket<T> ? 1u : gridDim.x;
+  for (unsigned u = threadIdx.x + first; u < last; u += Block)
+    asm volatile("prefetch.global.L2 [%0];" ::"l"(slots + 2 * std::size_t{u}));
+}
+
+// The combine, after block_sum (each block's sum in its thread 0): see the
+// design notes at the top. A grid of one block writes *out.
+template <class T, int Block>
+__device__ inline void finish(T sum, T* out, unsigned long long* slots, T* scratch) {
+  if (gridDim.x == 1) {
+    if (threadIdx.x == 0) *out = sum;
+    return;
+  }
+  if constexpr (kTicket<T>) {
+    if (threadIdx.x != 0) return;
+    const unsigned long long mine = (1ull << kCountShift) | bits_of(sum);
+    const unsigned long long before = Ref64(slots[0]).fetch_add(mine, cuda::memory_order_relaxed);
+    if ((before >> kCountShift) == gridDim.x - 1) {  // every other block has added
+      *out = from_bits<T>((before + mine) & 0xFFFFFFFFull);
+      Ref64(slots[0]).store(0, cuda::memory_order_relaxed);
+    }
+  } else {
+    if (blockIdx.x != 0) {
+      if (threadIdx.x == 0) publish(slots + 2 * std::size_t{blockIdx.x}, sum);
+      return;
+    }
+    sum = gather<T, Block>(slots, gridDim.x, sum);
+    __syncthreads();  // scratch is read by warp 0 in block_sum before it is written again
+    sum = block_sum<Block>(sum, scratch);
+    if (threadIdx.x == 0) *out = sum;
+  }
+}
+
+// When the tiles fit in one wave: block b reads tile b, straight-line, its
+// loads issued after the fewest instructions (32-bit counts, the split passed
+// in), no loop; block 0 adds the elements outside the whole vectors (fewer than
+// 16 bytes each side), one per thread. One tile: one block, no combine. A
+// one-block grid of floor_sum_kernel spent 0.3-0.6 us more on the H200 at
+// 2^12-2^14 with cold L2 (the difference CUB's single-tile kernel made), and a
+// tile per block 0.1-0.2 us less than its grid stride from 2^16 to 2^20
+// (docs/timing.md).
 template <class T, int Block, int Batch>
-__global__ void __launch_bounds__(Block, 1)
-    floor_sum_tile_kernel(const T* __restrict__ in, unsigned n, T* __restrict__ out) {
+__global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
+    floor_sum_tile_kernel(const T* __restrict__ in, unsigned n, unsigned head, unsigned vectors, T* __restrict__ out,
+                          unsigned long long* slots) {  // nullptr: the built-in workspace
   __shared__ T scratch[Block / 32];
-  const std::uintptr_t first = reinterpret_cast<std::uintptr_t>(in);
-  const std::uintptr_t end = first + std::uintptr_t{n} * sizeof(T);
-  const std::uintptr_t lo = (first + 15) & ~std::uintptr_t{15}, hi = end & ~std::uintptr_t{15};
-  const unsigned vectors = hi > lo ? static_cast<unsigned>((hi - lo) / 16) : 0u;
-  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(lo);
-  const unsigned t = threadIdx.x;
+  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(in + head);
+  const unsigned t = threadIdx.x, first = blockIdx.x * static_cast<unsigned>(Block * Batch) + t;
   uint4 v[Batch];
 #pragma unroll
   for (int b = 0; b < Batch; ++b) {
-    const unsigned i = t + static_cast<unsigned>(b * Block);
+    const unsigned i = first + static_cast<unsigned>(b * Block);
     v[b] = i < vectors ? __ldg(body + i) : make_uint4(0, 0, 0, 0);
   }
-  // The elements outside the whole vectors (all of them when there is none):
-  // fewer than 16 bytes before lo and after hi, one per thread.
-  const unsigned head = vectors ? static_cast<unsigned>((lo - first) / sizeof(T)) : n;
-  const unsigned tail = vectors ? static_cast<unsigned>((hi - first) / sizeof(T)) : n;
+  if (slots == nullptr) slots = builtin_slots;
+  warm<T, Block>(slots);
   T extra = T(0);
-  if (t < head) extra = in[t];
-  if (t < n - tail) extra = add(extra, in[tail + t]);
+  if (blockIdx.x == 0) {
+    const unsigned tail = head + vectors * static_cast<unsigned>(16 / sizeof(T));
+    if (t < head) extra = in[t];
+    if (t < n - tail) extra = add(extra, in[tail + t]);
+  }
   T acc[Batch];
 #pragma unroll
   for (int b = 0; b < Batch; ++b) acc[b] = sum16<T>(v[b]);
@@ -313,31 +388,19 @@ __global__ void __launch_bounds__(Block, 1)
 #pragma unroll
     for (int b = 0; b < width; ++b) acc[b] = add(acc[b], acc[b + width]);
   }
-  const T sum = block_sum<Block>(add(acc[0], extra), scratch);
-  if (t == 0) *out = sum;
+  finish<T, Block>(block_sum<Block>(add(acc[0], extra), scratch), out, slots, scratch);
 }
 
 template <class T, int Block, int Batch>
 __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
-    floor_sum_kernel(const T* __restrict__ in, std::size_t n, T* __restrict__ out,
+    floor_sum_kernel(const T* __restrict__ in, std::size_t n, std::size_t head, std::size_t vectors,
+                     T* __restrict__ out,
                      unsigned long long* slots,  // nullptr: the built-in workspace
                      std::size_t per, std::size_t extra) {  // tiles per block, blocks with one more
   constexpr std::size_t kPerVec = 16 / sizeof(T);
   __shared__ T scratch[Block / 32];
   if (slots == nullptr) slots = builtin_slots;
-  // The slots are cold after an L2 flush (or a long gap): block 0 pulls their
-  // lines into L2 before it reads its share, so that its polls and the other
-  // blocks' stores meet in L2 rather than after a DRAM round trip (0.2-0.3 us
-  // from 2^14 to 2^20 on the H200, cold L2).
-  if (blockIdx.x == 0) {
-    for (unsigned u = threadIdx.x + 1; u < gridDim.x; u += Block)
-      asm volatile("prefetch.global.L2 [%0];" ::"l"(slots + 2 * std::size_t{u}));
-  }
-  // head | whole 16-byte vectors | tail
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
-  const std::size_t to_boundary = misalign == 0 ? 0 : (16 - misalign) / sizeof(T);
-  const std::size_t head = to_boundary < n ? to_boundary : n;
-  const std::size_t vectors = (n - head) / kPerVec;
+  warm<T, Block>(slots);  // before block 0 reads its share
   const std::size_t tail = head + vectors * kPerVec;
   const uint4* __restrict__ body = reinterpret_cast<const uint4*>(in + head);
 
@@ -403,18 +466,7 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Block, Batch>))
   T sum = acc[0];
   if (t < head) sum = add(sum, in[t]);
   if (t < n - tail) sum = add(sum, in[tail + t]);
-  sum = block_sum<Block>(sum, scratch);
-
-  if (blockIdx.x != 0) {
-    if (threadIdx.x == 0) publish(slots + 2 * std::size_t{blockIdx.x}, sum);
-    return;
-  }
-  if (gridDim.x > 1) {
-    sum = gather<T, Block>(slots, gridDim.x, sum);
-    __syncthreads();  // scratch is read by warp 0 above before it is written again
-    sum = block_sum<Block>(sum, scratch);
-  }
-  if (threadIdx.x == 0) *out = sum;
+  finish<T, Block>(block_sum<Block>(sum, scratch), out, slots, scratch);
 }
 
 // SMs x resident blocks per SM of this kernel on the current device, asked once
@@ -443,24 +495,25 @@ cudaError_t resident_grid(unsigned* grid) {
 template <class T, int Block, int Batch>
 cudaError_t launch(const T* in, std::size_t n, T* out, unsigned long long* slots, std::size_t capacity,
                    cudaStream_t stream, std::size_t* grid_out) {
-  const std::size_t vectors = n / (16 / sizeof(T));  // at least the kernel's whole vectors
-  const std::size_t per_block = std::size_t{Block} * Batch;
-  if (vectors <= per_block) {  // one block's loads cover it: the tile kernel (n < 2^16 here)
-    if (grid_out) *grid_out = 1;
-    floor_sum_tile_kernel<T, Block, Batch><<<1, Block, 0, stream>>>(in, static_cast<unsigned>(n), out);
+  const Split s = split(in, n);
+  constexpr std::size_t kTile = std::size_t{Block} * Batch;
+  const std::size_t tiles = (s.vectors + kTile - 1) / kTile;
+  unsigned resident = 1;
+  if (tiles > 1) {
+    if (const cudaError_t e = resident_grid<T, Block, Batch>(&resident); e != cudaSuccess) return e;
+  }
+  const std::size_t wave = std::min({std::size_t{resident}, capacity, kMaxGrid});
+  if (tiles <= 1 || (tiles <= wave && n <= std::numeric_limits<unsigned>::max())) {  // a tile per block
+    const std::size_t grid = std::max<std::size_t>(tiles, 1);
+    if (grid_out) *grid_out = grid;
+    floor_sum_tile_kernel<T, Block, Batch><<<static_cast<unsigned>(grid), Block, 0, stream>>>(
+        in, static_cast<unsigned>(n), static_cast<unsigned>(s.head), static_cast<unsigned>(s.vectors), out, slots);
     return cudaGetLastError();
   }
-  unsigned resident = 0;
-  if (const cudaError_t e = resident_grid<T, Block, Batch>(&resident); e != cudaSuccess) return e;
-  std::size_t grid = (vectors + per_block - 1) / per_block;
-  grid = std::max<std::size_t>(1, std::min({grid, std::size_t{resident}, capacity}));
+  const std::size_t grid = std::max<std::size_t>(1, std::min(tiles, wave));
   if (grid_out) *grid_out = grid;
-  // The kernel's whole vectors start at the first 16-byte boundary: its tiles.
-  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(in) % 16;
-  const std::size_t head = std::min<std::size_t>(misalign == 0 ? 0 : (16 - misalign) / sizeof(T), n);
-  const std::size_t tiles = ((n - head) / (16 / sizeof(T)) + per_block - 1) / per_block;
-  floor_sum_kernel<T, Block, Batch>
-      <<<static_cast<unsigned>(grid), Block, 0, stream>>>(in, n, out, slots, tiles / grid, tiles % grid);
+  floor_sum_kernel<T, Block, Batch><<<static_cast<unsigned>(grid), Block, 0, stream>>>(
+      in, n, s.head, s.vectors, out, slots, tiles / grid, tiles % grid);
   return cudaGetLastError();
 }
 

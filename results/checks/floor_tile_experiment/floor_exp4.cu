@@ -1,0 +1,189 @@
+// Experiment 4 (not part of the product): is the cross-block combine what keeps floor_sum from
+// 1.55x CUB 3.0 at 2^16-2^20? Candidates, int32, cold L2, events, interleaved rounds:
+//   floor_auto      the product (publish/poll through L2 slots)
+//   part_BxK        each block reads one tile and writes its own sum: no combine at all (the bound)
+//   clC_BxK         a thread-block cluster of C blocks: each block's sum goes into block 0's shared
+//                   memory (distributed shared memory), one cluster barrier, block 0 adds; with more
+//                   than one cluster the cluster leaders publish/poll through L2 slots as floor_sum does
+//   clCx_BxK        as clC, the other blocks arrive at the barrier and exit without waiting
+//   cub30           the toolkit's cub::DeviceReduce::Sum, temp storage allocated once
+// Build (toolkit CCCL): nvcc -std=c++17 -O3 -arch=sm_90 --expt-relaxed-constexpr -I src -o floor_exp4 floor_exp4.cu
+#include "kernels/reduce/floor_sum.cuh"
+#include <cooperative_groups.h>
+#include <cub/device/device_reduce.cuh>
+#include <algorithm>
+#include <cstdio>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+#define CK(...) do { cudaError_t e_ = (__VA_ARGS__); if (e_ != cudaSuccess) { std::printf("CUDA error %s line %d\n", cudaGetErrorString(e_), __LINE__); std::exit(1); } } while (0)
+namespace cg = cooperative_groups;
+using namespace bench::launch_floor;
+using namespace bench::launch_floor::detail;
+
+__global__ void flush_kernel(const uint4* __restrict__ buf, std::size_t count, unsigned* sink) {
+  unsigned acc = 0;
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < count; i += std::size_t{gridDim.x} * blockDim.x) {
+    const uint4 v = buf[i]; acc |= v.x | v.y | v.z | v.w;
+  }
+  if (acc == 0xFFFFFFFFu) *sink = acc;
+}
+__global__ void empty_kernel() {}
+
+template <int Block, int Batch>
+__device__ inline int tile_sum(const int* __restrict__ in, unsigned vectors, int* scratch) {
+  const uint4* __restrict__ body = reinterpret_cast<const uint4*>(in);
+  const unsigned base = blockIdx.x * unsigned(Block * Batch) + threadIdx.x;
+  uint4 v[Batch];
+#pragma unroll
+  for (int b = 0; b < Batch; ++b) {
+    const unsigned i = base + unsigned(b * Block);
+    v[b] = i < vectors ? __ldg(body + i) : make_uint4(0, 0, 0, 0);
+  }
+  int acc[Batch];
+#pragma unroll
+  for (int b = 0; b < Batch; ++b) acc[b] = sum16<int>(v[b]);
+#pragma unroll
+  for (int w = Batch / 2; w > 0; w /= 2)
+#pragma unroll
+    for (int b = 0; b < w; ++b) acc[b] = add(acc[b], acc[b + w]);
+  return block_sum<Block>(acc[0], scratch);
+}
+
+template <int Block, int Batch>
+__global__ void __launch_bounds__(Block, 1) part_kernel(const int* __restrict__ in, unsigned vectors, int* __restrict__ out) {
+  __shared__ int scratch[Block / 32];
+  const int s = tile_sum<Block, Batch>(in, vectors, scratch);
+  if (threadIdx.x == 0) out[blockIdx.x] = s;
+}
+
+template <int Block, int Batch, bool Wait>
+__global__ void __launch_bounds__(Block, 1) cluster_kernel(const int* __restrict__ in, unsigned vectors, int* __restrict__ out) {
+  __shared__ int scratch[Block / 32];
+  __shared__ int partials[32];
+  cg::cluster_group cl = cg::this_cluster();
+  const unsigned C = cl.num_blocks(), rank = cl.block_rank();
+  const unsigned cluster = blockIdx.x / C, clusters = gridDim.x / C;
+  unsigned long long* slots = builtin_slots;
+  if (blockIdx.x == 0)
+    for (unsigned u = threadIdx.x + 1; u < clusters; u += Block) asm volatile("prefetch.global.L2 [%0];" ::"l"(slots + 2 * std::size_t{u}));
+  const int s = tile_sum<Block, Batch>(in, vectors, scratch);
+  if (threadIdx.x == 0) *cl.map_shared_rank(&partials[rank], 0) = s;
+  asm volatile("barrier.cluster.arrive.release.aligned;" ::: "memory");
+  if (!Wait && rank != 0) return;
+  asm volatile("barrier.cluster.wait.acquire.aligned;" ::: "memory");
+  if (rank != 0) return;
+  int t = 0;
+  if (threadIdx.x < 32) t = warp_sum(threadIdx.x < C ? partials[threadIdx.x] : 0);
+  if (clusters == 1) { if (threadIdx.x == 0) *out = t; return; }
+  if (cluster != 0) { if (threadIdx.x == 0) publish(slots + 2 * std::size_t{cluster}, t); return; }
+  t = gather<int, Block>(slots, clusters, t);
+  __syncthreads();
+  t = block_sum<Block>(t, scratch);
+  if (threadIdx.x == 0) *out = t;
+}
+
+template <int Block, int Batch, bool Wait>
+std::function<void(const int*, std::size_t, int*, cudaStream_t)> cluster_launcher(int C) {
+  auto k = cluster_kernel<Block, Batch, Wait>;
+  CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+  return [k, C](const int* in, std::size_t n, int* out, cudaStream_t s) {
+    const unsigned vectors = unsigned(n / 4), tiles = (vectors + Block * Batch - 1) / (Block * Batch);
+    const unsigned grid = (tiles + C - 1) / C * C;
+    cudaLaunchConfig_t cfg = {};
+    cfg.gridDim = dim3(grid); cfg.blockDim = dim3(Block); cfg.stream = s;
+    cudaLaunchAttribute a[1];
+    a[0].id = cudaLaunchAttributeClusterDimension; a[0].val.clusterDim.x = C; a[0].val.clusterDim.y = 1; a[0].val.clusterDim.z = 1;
+    cfg.attrs = a; cfg.numAttrs = 1;
+    CK(cudaLaunchKernelEx(&cfg, k, in, vectors, out));
+  };
+}
+
+struct Ctx { cudaStream_t s; const uint4* flush; std::size_t fc; unsigned* sink; cudaEvent_t a, b; };
+
+int main(int argc, char** argv) {
+  const int rounds = argc > 1 ? std::atoi(argv[1]) : 20;
+  cudaDeviceProp p; CK(cudaGetDeviceProperties(&p, 0));
+  std::printf("# %s, %d SMs, CUB %d\n", p.name, p.multiProcessorCount, CUB_VERSION);
+  Ctx c; CK(cudaStreamCreateWithFlags(&c.s, cudaStreamNonBlocking)); CK(cudaEventCreate(&c.a)); CK(cudaEventCreate(&c.b));
+  std::size_t fb = 2 * std::size_t(p.l2CacheSize); void* f; CK(cudaMalloc(&f, fb)); CK(cudaMemset(f, 0, fb));
+  c.flush = static_cast<const uint4*>(f); c.fc = fb / 16; CK(cudaMalloc(&c.sink, 4));
+  const std::size_t maxn = 1 << 20; int *in, *out; CK(cudaMalloc(&in, maxn * 4)); CK(cudaMalloc(&out, 4096 * 4));
+  std::vector<int> h(maxn); std::mt19937 g(7); for (auto& x : h) x = int(g() % 2001) - 1000;
+  CK(cudaMemcpy(in, h.data(), maxn * 4, cudaMemcpyHostToDevice));
+  void* temp = nullptr; std::size_t tb = 0; CK(cub::DeviceReduce::Sum(nullptr, tb, in, out, int(maxn))); CK(cudaMalloc(&temp, tb));
+
+  struct V { std::string name; std::size_t n; std::function<void()> L; bool partial; std::vector<double> t; };
+  std::vector<V> vs;
+  auto add_cluster = [&](std::string tag, std::size_t n, int C, auto launcher) {
+    vs.push_back({tag, n, [&, n, launcher] { launcher(in, n, out, c.s); }, false, {}});
+  };
+  // Occupancy of clusters (how many of size C fit at once), for the record.
+  for (int C : {4, 8, 16}) {
+    auto k = cluster_kernel<1024, 1, true>;
+    CK(cudaFuncSetAttribute(k, cudaFuncAttributeNonPortableClusterSizeAllowed, 1));
+    cudaLaunchConfig_t cfg = {}; cfg.gridDim = dim3(C); cfg.blockDim = dim3(1024);
+    cudaLaunchAttribute a[1]; a[0].id = cudaLaunchAttributeClusterDimension; a[0].val.clusterDim.x = C; a[0].val.clusterDim.y = 1; a[0].val.clusterDim.z = 1;
+    cfg.attrs = a; cfg.numAttrs = 1; int nc = 0; CK(cudaOccupancyMaxActiveClusters(&nc, k, &cfg));
+    std::printf("# clusters of %d x 1024 threads resident at once: %d\n", C, nc);
+  }
+  const std::size_t N14 = 1 << 14, N16 = 1 << 16, N18 = 1 << 18, N20 = 1 << 20;
+  for (std::size_t n : {N14, N16, N18, N20}) {
+    vs.push_back({"empty", n, [&] { empty_kernel<<<1, 32, 0, c.s>>>(); }, false, {}});
+    vs.push_back({"cub30", n, [&, n] { std::size_t b = tb; CK(cub::DeviceReduce::Sum(temp, b, in, out, int(n), c.s)); }, false, {}});
+    vs.push_back({"floor_auto", n, [&, n] { CK(floor_sum(in, n, out, c.s)); }, false, {}});
+  }
+#define PART(B, K, n) vs.push_back({"part_" #B "x" #K, n, [&] { part_kernel<B, K><<<unsigned((n / 4 + B * K - 1) / (B * K)), B, 0, c.s>>>(in, unsigned(n / 4), out); }, true, {}})
+#define CL(C, B, K, n) do { add_cluster("cl" #C "_" #B "x" #K, n, C, cluster_launcher<B, K, true>(C)); add_cluster("cl" #C "x_" #B "x" #K, n, C, cluster_launcher<B, K, false>(C)); } while (0)
+  // 2^14: 4096 vectors
+  PART(512, 8, N14); PART(1024, 1, N14); PART(256, 1, N14);
+  CL(4, 1024, 1, N14); CL(8, 512, 1, N14); CL(16, 256, 1, N14); CL(2, 512, 4, N14);
+  // 2^16: 16384 vectors
+  PART(1024, 1, N16); PART(512, 2, N16); PART(256, 4, N16); PART(256, 2, N16);
+  CL(16, 1024, 1, N16); CL(16, 512, 2, N16); CL(8, 1024, 2, N16); CL(8, 512, 4, N16); CL(4, 1024, 4, N16); CL(16, 256, 4, N16); CL(16, 256, 2, N16);
+  // 2^18: 65536 vectors
+  PART(1024, 1, N18); PART(1024, 4, N18); PART(512, 2, N18); PART(256, 2, N18);
+  CL(16, 1024, 4, N18); CL(16, 512, 8, N18); CL(8, 1024, 8, N18); CL(16, 1024, 1, N18); CL(16, 512, 2, N18); CL(8, 1024, 2, N18); CL(16, 256, 2, N18); CL(16, 512, 4, N18);
+  // 2^20: 262144 vectors
+  PART(1024, 2, N20); PART(1024, 4, N20); PART(512, 2, N20); PART(512, 4, N20);
+  CL(16, 1024, 4, N20); CL(16, 512, 4, N20); CL(16, 1024, 2, N20); CL(8, 1024, 4, N20); CL(16, 256, 4, N20); CL(16, 512, 8, N20); CL(16, 1024, 8, N20); CL(8, 1024, 2, N20);
+
+  for (auto& v : vs) {  // correctness first (part_*: the per-block sums added on the host)
+    if (v.name == "empty") continue;
+    v.L(); CK(cudaStreamSynchronize(c.s));
+    long long want = 0; for (std::size_t i = 0; i < v.n; ++i) want += h[i];
+    long long got = 0;
+    if (v.partial) {
+      std::vector<int> o(4096); CK(cudaMemcpy(o.data(), out, o.size() * 4, cudaMemcpyDeviceToHost));
+      const std::size_t blocks = std::stoul(v.name.substr(5, v.name.find('x') - 5)) * std::stoul(v.name.substr(v.name.find('x') + 1));
+      for (std::size_t b = 0; b < (v.n / 4 + blocks - 1) / blocks; ++b) got += o[b];
+    } else {
+      int o; CK(cudaMemcpy(&o, out, 4, cudaMemcpyDeviceToHost)); got = o;
+    }
+    if (got != want) std::printf("WRONG %s n=%zu got %lld want %lld\n", v.name.c_str(), v.n, got, want);
+  }
+  for (int round = 0; round < rounds; ++round)
+    for (auto& v : vs) {
+      for (int i = 0; i < 3; ++i) v.L();
+      for (int r = 0; r < 40; ++r) {
+        flush_kernel<<<1024, 512, 0, c.s>>>(c.flush, c.fc, c.sink);
+        CK(cudaEventRecord(c.a, c.s)); v.L(); CK(cudaEventRecord(c.b, c.s)); CK(cudaEventSynchronize(c.b));
+        float ms; CK(cudaEventElapsedTime(&ms, c.a, c.b)); v.t.push_back(ms * 1e3);
+      }
+    }
+  double cub[32] = {};
+  for (auto& v : vs) {
+    std::sort(v.t.begin(), v.t.end());
+    const double med = v.t[v.t.size() / 2];
+    int e = 0; while ((std::size_t{1} << e) < v.n) ++e;
+    if (v.name == "cub30") cub[e] = med;
+  }
+  for (auto& v : vs) {
+    const double med = v.t[v.t.size() / 2];
+    int e = 0; while ((std::size_t{1} << e) < v.n) ++e;
+    std::printf("%-18s N=2^%d median %.3f us  p25 %.3f  p75 %.3f  cub30/this %.3f  (%zu)\n", v.name.c_str(), e, med,
+                v.t[v.t.size() / 4], v.t[3 * v.t.size() / 4], cub[e] / med, v.t.size());
+  }
+  return 0;
+}
