@@ -255,8 +255,10 @@ int run(int argc, char** argv) {
   benchmark::AddCustomContext("harness", "cuda_bench");
   for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
   if (opt.profile_one) bench::set_profile_one(true);
-  if (bench::profile_one_enabled())  // its times are single profiled calls, not measurements
+  if (bench::profile_one_enabled()) {  // its times are single profiled calls, not measurements
     benchmark::AddCustomContext("profile_one", "true");
+    benchmark::AddCustomContext("profile_start_range", bench::kProfilerStartRange);
+  }
 #ifdef CUDABENCH_PLANTED_SLOWDOWN
   benchmark::AddCustomContext("planted_slowdown", "reduce_sum/*/batched_vec16_shfl does its work twice");
 #elif defined(CUDABENCH_PLANTED_SLOWDOWN_PERCENT)

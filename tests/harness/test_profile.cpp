@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <string>
 
 #include "harness/annotations.hpp"
 #include "harness/profile.hpp"
@@ -15,6 +16,15 @@ TEST(Profile, NvtxRangeNameAvoidsNcuSeparators) {
             "reduce_sum.i32.two_pass_tree.N=67108864.block=512");
   EXPECT_EQ(nvtx_range_name("vector_add/f16/x8_pack/N:1024/block:256/batch:8"),
             "vector_add.f16.x8_pack.N=1024.block=256.batch=8");
+}
+
+// The profiler start-up window's range must never read as a benchmark's: the
+// audit (benchtools/ncu.py) tells them apart by the ".N=" every benchmark range has.
+TEST(Profile, StartUpRangeIsNoBenchmarkRange) {
+  const std::string start = kProfilerStartRange;
+  EXPECT_EQ(start, "cuda_bench.profiler_start");  // benchtools/ncu.py PROFILER_START_RANGE
+  EXPECT_EQ(start.find(".N="), std::string::npos);
+  EXPECT_NE(nvtx_range_name("ceiling/f16/hfma2/N:67108864").find(".N="), std::string::npos);
 }
 
 TEST(Profile, DeclaredBytesAnnotatedPerBenchmark) {

@@ -243,3 +243,65 @@ def test_unknown_nvtx_names_fall_back_to_order():
             ncu.KernelRow(1, ncu.FLUSH_KERNEL, 5.0, 3.0, "other/i32/x/N:1", None)]
     calls = ncu.group_calls(rows, ["reduce_sum/i32/y/N:1"])
     assert list(calls) == ["reduce_sum/i32/y/N:1"] and calls["reduce_sum/i32/y/N:1"].bytes_written == 3.0
+
+
+# The profiler start-up window (cuda_bench opens it once, before the first
+# benchmark's window: src/harness/profile.hpp) holds one flush; its writes are
+# charged to no benchmark, by its NVTX range or, without NVTX columns, by order
+# when the results' context says cuda_bench opened it.
+def _with_start_row(csv_text, nvtx):
+    lines = csv_text.splitlines()
+    first = next(i for i, line in enumerate(lines) if line.startswith('"0"'))
+    row = lines[first].replace('"0"', '"-1"', 1)
+    range_cell = '"4242  ""<default domain>:cuda_bench.profiler_start:none:none:none:none:none:none"""'
+    if nvtx:
+        row = row.replace(row[row.index('"4242  ""'):row.index('""","') + 3], range_cell)
+    row = row.replace('"41943040"', '"13631488"')   # 13 MiB of start-up write-backs (NVTX fixture: bytes)
+    return "\n".join(lines[:first] + [row] + lines[first:]) + "\n"
+
+
+def test_start_window_rows_are_set_aside_by_nvtx_range():
+    rows = ncu.parse_ncu_csv(_with_start_row(open(NVTX).read(), nvtx=True))
+    assert rows[0].start_window and rows[0].benchmark is None and rows[0].bytes_written == 13_631_488
+    start, rest = ncu.split_profiler_start(rows, 0)     # the range alone decides
+    assert [r.index for r in start] == [-1] and len(rest) == len(rows) - 1
+    results = load_results(PROFILE)
+    calls = ncu.group_calls(rest, audit.profiled_order(results))
+    assert calls["ceiling/f32/copy_memcpy/N:67108864"].bytes_written == 41_943_040   # not 13 MiB more
+
+
+def test_start_window_by_order_only_when_the_results_say_it_was_opened():
+    rows = [ncu.KernelRow(0, ncu.FLUSH_KERNEL, 1e8, 13 * MIB, None, None),
+            ncu.KernelRow(1, "k", 10.0, 0.0, None, None),
+            ncu.KernelRow(2, ncu.FLUSH_KERNEL, 1e8, 3.0, None, None)]
+    start, rest = ncu.split_profiler_start(rows, 1)
+    assert [r.index for r in start] == [0] and [r.index for r in rest] == [1, 2]
+    calls = ncu.group_calls(rest, ["reduce_sum/i32/y/N:1"])
+    assert calls["reduce_sum/i32/y/N:1"].bytes_written == 3.0
+    assert ncu.split_profiler_start(rows, 0) == ([], rows)   # not opened: nothing set aside
+    with pytest.raises(ResultsError, match="2 profiled calls"):
+        ncu.group_calls(rows, ["reduce_sum/i32/y/N:1"])       # and counting it as a call is refused
+
+
+def test_cli_reports_the_start_window_and_charges_it_to_no_benchmark(tmp_path, capsys):
+    profile = json.loads(open(PROFILE).read())
+    profile["context"]["profile_start_range"] = "cuda_bench.profiler_start"
+    (tmp_path / "run.json").write_text(json.dumps(profile))
+    for nvtx, source in ((True, NVTX), (False, ORDER)):
+        text = _with_start_row(open(source).read(), nvtx)
+        (tmp_path / "ncu.csv").write_text(text)
+        wrote = ncu.parse_ncu_csv(text)[0].bytes_written      # the start-up flush's writes
+        assert wrote > 12 * MIB
+        out = tmp_path / ("nvtx" if nvtx else "order")
+        # charged to a benchmark, the rows would form one call too many (exit 2, as below)
+        assert audit.main([str(tmp_path / "run.json"), str(tmp_path / "ncu.csv"), "--out", str(out)]) == 0
+        md = (out / "audit.md").read_text()
+        assert "Profiler start-up window (`cuda_bench.profiler_start`" in md
+        assert f"wrote {audit.fmt_bytes(wrote)}," in md
+        data = json.loads((out / "audit.json").read_text())
+        assert data["profiler_start"] == {"range": "cuda_bench.profiler_start", "kernels": 1,
+                                          "bytes_written": wrote}
+        assert data["summary"]["ok"] == 4 and data["mismatches"] == []
+    (tmp_path / "ncu.csv").write_text(_with_start_row(open(ORDER).read(), nvtx=False))
+    assert audit.main([PROFILE, str(tmp_path / "ncu.csv")]) == 2   # a run that did not open the window
+    assert "profiled calls" in capsys.readouterr().err

@@ -26,7 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from benchtools.ncu import Call, group_calls, parse_ncu_csv
+from benchtools.ncu import PROFILER_START_RANGE, Call, group_calls, parse_ncu_csv, split_profiler_start
 from benchtools.cli import Parser
 from benchtools.results import Results, ResultsError, benchmark_fields, load_results
 
@@ -206,7 +206,17 @@ def summary(rows: List[Audited]) -> Dict[str, int]:
             "move_more_unstated": sum(r.moves_more and not (r.read.extra or r.written.extra) for r in rows)}
 
 
-def to_markdown(rows: List[Audited], results: Results, tolerance: float, floor: float) -> str:
+def start_window_text(start: Optional[Call]) -> List[str]:
+    """The profiler start-up window's line (its flush's write-backs, charged to no benchmark)."""
+    if start is None:
+        return []
+    return [f"Profiler start-up window (`{PROFILER_START_RANGE}`: one flush before the first benchmark's "
+            f"window, charged to none): wrote {fmt_bytes(start.bytes_written)}, the write-backs of lines "
+            "left dirty before or as the profiler started.", ""]
+
+
+def to_markdown(rows: List[Audited], results: Results, tolerance: float, floor: float,
+                start: Optional[Call] = None) -> str:
     ctx = results.context
     sizes = sorted({r.n for r in results.records})
     s = summary(rows)
@@ -228,7 +238,7 @@ def to_markdown(rows: List[Audited], results: Results, tolerance: float, floor: 
              "when compulsory - tol <= measured <= compulsory + stated + tol, with "
              f"tol = max({fmt_bytes(floor)}, {tolerance:.0%} of the call's compulsory read + written bytes). "
              "Measured writes include the write-backs of the call's dirty L2 lines (the closing flush's writes).",
-             "", f"## Mismatches ({len(bad)})", ""]
+             ""] + start_window_text(start) + [f"## Mismatches ({len(bad)})", ""]
     lines += [f"- `{r.name}`: " + "; ".join(r.reasons) for r in bad] or ["None."]
     lines += ["", f"## More than the compulsory bytes ({len(more)})", "",
               f"Calls that moved more than {fmt_bytes(floor)} (the floor) past their compulsory bytes, or whose "
@@ -268,13 +278,16 @@ def to_markdown(rows: List[Audited], results: Results, tolerance: float, floor: 
     return "\n".join(lines) + "\n"
 
 
-def to_json(rows: List[Audited], results: Results, tolerance: float, floor: float) -> dict:
+def to_json(rows: List[Audited], results: Results, tolerance: float, floor: float,
+            start: Optional[Call] = None) -> dict:
     keys = ("gpu_name", "git_commit", "cccl_version", "cuda_driver_version", "cuda_runtime_version", "date")
     return {
         "context": {k: results.context[k] for k in keys if k in results.context},
         "source": results.path,
         "tolerance": {"relative": tolerance, "of": "compulsory bytes read + written", "floor_bytes": floor},
         "summary": summary(rows),
+        "profiler_start": None if start is None else {"range": PROFILER_START_RANGE, "kernels": len(start.flushes)
+                                                      + len(start.kernels), "bytes_written": start.bytes_written},
         "mismatches": [r.name for r in rows if r.status == "mismatch"],
         "not_measured": {r.name: r.why_not_measured for r in rows if r.status == "not measured"},
         "benchmarks": [{**{k: v for k, v in asdict(r).items() if k not in ("read", "written")},
@@ -310,17 +323,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             text = Path(args.ncu_csv).read_text()
         except OSError as e:
             raise ResultsError(f"{args.ncu_csv}: cannot read: {e.strerror or e}") from None
-        calls = group_calls(parse_ncu_csv(text, args.ncu_csv), profiled_order(results), args.ncu_csv)
+        start_rows, kernel_rows = split_profiler_start(parse_ncu_csv(text, args.ncu_csv),
+                                                       1 if results.context.get("profile_start_range") else 0)
+        calls = group_calls(kernel_rows, profiled_order(results), args.ncu_csv)
+        start = Call(None, kernels=[r for r in start_rows if not r.is_flush],
+                     flushes=[r for r in start_rows if r.is_flush]) if start_rows else None
     except ResultsError as e:
         print(f"bench-audit: {e}", file=sys.stderr)
         return 2
     rows = audit(results, calls, args.tolerance, args.floor)
-    markdown = to_markdown(rows, results, args.tolerance, args.floor)
+    markdown = to_markdown(rows, results, args.tolerance, args.floor, start)
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         (out / "audit.md").write_text(markdown)
-        (out / "audit.json").write_text(json.dumps(to_json(rows, results, args.tolerance, args.floor), indent=1) + "\n")
+        (out / "audit.json").write_text(json.dumps(to_json(rows, results, args.tolerance, args.floor, start), indent=1) + "\n")
         print(out / "audit.md")
         print(out / "audit.json")
     else:

@@ -20,7 +20,7 @@ import csv
 import io
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.results import ResultsError
 
@@ -28,6 +28,10 @@ READ_METRIC = "dram__bytes_read.sum"
 WRITE_METRIC = "dram__bytes_write.sum"
 PASSES_METRIC = "profiler__replayer_passes"
 FLUSH_KERNEL = "l2_flush_kernel"  # src/harness/timer.cu
+# The window cuda_bench --profile-one opens once, before the first benchmark's, holding one flush:
+# the profiler's start-up writes land there (src/harness/profile.hpp, kProfilerStartRange). The
+# results' context names it (`profile_start_range`).
+PROFILER_START_RANGE = "cuda_bench.profiler_start"
 
 _UNITS = {"": 1.0, "byte": 1.0, "b": 1.0,
           "kbyte": 1e3, "mbyte": 1e6, "gbyte": 1e9, "tbyte": 1e12,
@@ -46,6 +50,7 @@ class KernelRow:
     bytes_written: float
     benchmark: Optional[str]   # from the NVTX range, canonical name; None without one
     passes: Optional[int]
+    start_window: bool = False  # in the profiler start-up window (by its NVTX range)
 
     @property
     def is_flush(self) -> bool:
@@ -134,10 +139,28 @@ def parse_ncu_csv(text: str, source: str = "ncu CSV") -> List[KernelRow]:
             bytes_written=_number(row[col[WRITE_METRIC]], units[col[WRITE_METRIC]], f"{where} {WRITE_METRIC}"),
             benchmark=names[-1] if names else None,
             passes=int(float(passes_cell.replace(",", ""))) if passes_cell else None,
+            start_window=not names and any(PROFILER_START_RANGE in row[i] for i in nvtx_cols),
         ))
     if not rows:
         raise ResultsError(f"{source}: no kernel rows (did the profiled run reach a benchmark?)")
     return sorted(rows, key=lambda r: r.index)
+
+
+def split_profiler_start(rows: Sequence[KernelRow], windows: int) -> Tuple[List[KernelRow], List[KernelRow]]:
+    """(the profiler start-up window's rows, the others). By its NVTX range where the rows carry
+    it; without NVTX columns, the first `windows` windows (each closed by a flush), which the
+    results' context says cuda_bench opened (`profile_start_range`: one). Neither: ([], rows)."""
+    marked = [r for r in rows if r.start_window]
+    if marked:
+        return marked, [r for r in rows if not r.start_window]
+    if windows <= 0 or any(r.benchmark for r in rows):
+        return [], list(rows)
+    closed = 0
+    for i, r in enumerate(rows):
+        closed += r.is_flush
+        if closed == windows:
+            return list(rows[:i + 1]), list(rows[i + 1:])
+    return [], list(rows)
 
 
 def group_calls(rows: Sequence[KernelRow], profiled: Sequence[str], source: str = "ncu CSV") -> Dict[str, Call]:
