@@ -2,7 +2,8 @@
 // every reduce_sum declaration is tested for (test_reduce.cpp): bitwise
 // determinism of float sums over 100 calls, every head/tail split, n = 0, the
 // caller-workspace overload with two streams at once (left zero-filled), the
-// choice by n across its size classes, grids past one wave, and clear refusals.
+// choice by n across its size classes, grids past one wave and both sides of
+// it, integer carries through the atomic combine, and clear refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -153,8 +154,8 @@ TEST_F(FloorSum, EveryCompiledConfigTwiceInARow) {
           EXPECT_EQ(fetch(out), host_sum(data.host.data() + 1, n)) << block << "/" << batch << " n " << n;
         }
       }
-      // The edge between the one-block tile kernel (n <= block x batch vectors)
-      // and the grid: a full tile, one element either side, at every alignment.
+      // The edge between one block (n <= block x batch vectors: no combine) and
+      // two (the combine): a full tile, one element either side, every alignment.
       const std::size_t tile = static_cast<std::size_t>(block) * batch * 4;
       for (std::size_t n : {tile - 1, tile, tile + 1, tile + 4, tile + 5}) {
         for (std::size_t offset = 0; offset < 4; ++offset) {
@@ -169,8 +170,8 @@ TEST_F(FloorSum, EveryCompiledConfigTwiceInARow) {
 }
 
 // A workspace of one slot holds no partials: one block of the grid kernel
-// reads everything (the tile kernel is only for inputs one block's loads
-// cover). With one, two or three slots the blocks have 11 to 257 tiles each:
+// reads everything (a tile per block only runs while the tiles fit in the
+// workspace's slots). With one, two or three slots the blocks have 11 to 257 tiles each:
 // the grid stride (1024 x 8 on two or three slots) and the contiguous runs
 // (32 tiles or more), with and without blocks holding one tile more (`extra`),
 // with and without a partial last tile.
