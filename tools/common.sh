@@ -37,41 +37,57 @@ ensure_system_packages() {
   [ ${#missing[@]} -eq 0 ] || apt_install "${missing[@]}"
 }
 
-# The Python tools' requirements (tools/pyproject.toml). python3 as it is when
-# it has them (a developer's Python, an air-gapped GPU runner's: nothing is
-# downloaded); otherwise the project's own virtual environment .venv/, made
-# once with the requirements and the test group (and any other group asked
-# for), and put first on PATH. Argument: the optional groups this command
-# needs: "", "[test]" or "[lint]".
+# The Python tools' requirements, pinned with hashes in tools/requirements.lock
+# (from tools/pyproject.toml by tools/lock-requirements; docs/setup.md). In order:
+#   1. python3 as it is when it has exactly the locked versions (nothing is downloaded);
+#   2. the project's virtual environment .venv/ when it has them;
+#   3. .venv/ made or brought to the lock: pip install --require-hashes -r tools/requirements.lock;
+#   4. when that cannot be done (an air-gapped GPU runner), python3 or .venv/ as it is
+#      if it meets pyproject.toml's lower bounds for the groups asked for, with a
+#      warning: the numbers are the same, redrawn charts may differ from the
+#      committed ones in their bytes.
+# Argument: the optional groups this command needs: "", "[test]" or "[lint]"
+# (the lock holds every group; the lower-bound check of step 4 only these).
 VENV=$ROOT/.venv
+LOCK=$ROOT/tools/requirements.lock
 ensure_python_packages() {
-  local groups=() lacking
+  local groups=() py
   IFS=', ' read -r -a groups <<<"$(printf '%s' "${1:-}" | tr -d '[]')"
   command -v python3 >/dev/null 2>&1 || apt_install python3
-  lacking=$(python3 "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} 2>&1) && return 0
-  if ! [ -x "$VENV/bin/python3" ] ||
-    ! "$VENV/bin/python3" "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} 2>/dev/null; then
-    log "$lacking"
-    make_venv test ${groups[@]+"${groups[@]}"}
+  python3 "$ROOT/tools/requirements.py" --check-lock 2>/dev/null && return 0
+  if ! { [ -x "$VENV/bin/python3" ] && "$VENV/bin/python3" "$ROOT/tools/requirements.py" --check-lock 2>/dev/null; } &&
+    ! make_venv; then
+    for py in "$VENV/bin/python3" python3; do
+      [ "$py" = python3 ] || [ -x "$py" ] || continue
+      if "$py" "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} 2>/dev/null; then
+        log "warning: using $(command -v "$py") as it is, not at tools/requirements.lock: charts it draws may differ in bytes from the committed ones"
+        [ "$py" = python3 ] || export PATH=$VENV/bin:$PATH
+        return 0
+      fi
+    done
+    python3 "$ROOT/tools/requirements.py" --check ${groups[@]+"${groups[@]}"} || true
+    log "no Python with the tools' requirements: install tools/requirements.lock's packages into python3 (pip install --require-hashes -r tools/requirements.lock)"
+    exit 1
   fi
   export PATH=$VENV/bin:$PATH
 }
 
-make_venv() {  # arguments: the optional groups to install
+# Makes .venv/ (once) and installs the lock into it; returns 1 when pip cannot
+# (no network), leaving the decision to the caller.
+make_venv() {
   # Debian keeps venv's pip bootstrap (ensurepip) in python3-venv.
   python3 -c 'import venv, ensurepip' 2>/dev/null || apt_install python3-venv
   if ! "$VENV/bin/python3" -c '' 2>/dev/null; then
     log "making the project's virtual environment .venv/ with $(command -v python3)"
     python3 -m venv --clear "$VENV"
   fi
-  local reqs
-  reqs=$("$VENV/bin/python3" "$ROOT/tools/requirements.py" --list "$@")
-  log "installing into .venv/: $(printf '%s' "$reqs" | tr '\n' ' ')"
-  # shellcheck disable=SC2086  # one requirement a line, none with spaces
-  if ! "$VENV/bin/python3" -m pip install -q --disable-pip-version-check $reqs; then
-    log "could not install them into .venv/ (no network?): install them into python3 instead"
-    exit 1
+  log "installing tools/requirements.lock into .venv/ (pinned versions, --require-hashes)"
+  if ! "$VENV/bin/python3" -m pip install -q --disable-pip-version-check --retries 1 --timeout 20 \
+    --require-hashes -r "$LOCK"; then
+    log "could not install the lock into .venv/ (no network?)"
+    return 1
   fi
+  "$VENV/bin/python3" "$ROOT/tools/requirements.py" --check-lock
 }
 
 # Builds into $BUILD_DIR (default build/); CUDABENCH_CMAKE_ARGS adds configure

@@ -2,6 +2,8 @@
 
     python3 tools/requirements.py --check [EXTRA ...]   exit 0 if this interpreter has them all
     python3 tools/requirements.py --list [EXTRA ...]    print them, one a line (for pip)
+    python3 tools/requirements.py --check-lock          exit 0 if this interpreter has exactly the
+                                                        versions pinned in tools/requirements.lock
 
 EXTRA names an optional-dependency group (test, lint) added to the base list;
 "all" means every group. The check reads installed distributions' metadata
@@ -17,6 +19,8 @@ from importlib import metadata
 from pathlib import Path
 
 PYPROJECT = Path(__file__).resolve().parent / "pyproject.toml"
+LOCK = Path(__file__).resolve().parent / "requirements.lock"  # tools/lock-requirements writes it
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;\\]+)")
 _REQUIREMENT = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)\s*(?:>=\s*([0-9][0-9.]*))?\s*$")
 
 
@@ -66,14 +70,53 @@ def missing(reqs):
     return out
 
 
+def _normalized(name):
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(lock=LOCK):
+    """{normalized name: version} of every package the lock pins."""
+    out = {}
+    for line in Path(lock).read_text(encoding="utf-8").splitlines():
+        m = _PIN.match(line)
+        if m:
+            out[_normalized(m.group(1))] = m.group(2)
+    if not out:
+        raise ValueError(f"{lock}: pins no package (not a pip-compile lock?)")
+    return out
+
+
+def off_lock(lock=LOCK):
+    """The pinned packages this interpreter lacks or has at another version, with why."""
+    out = []
+    for name, version in pins(lock).items():
+        try:
+            have = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out.append(f"{name}=={version} (not installed)")
+            continue
+        if have != version:
+            out.append(f"{name}=={version} (have {have})")
+    return out
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--check", action="store_true", help="exit 0 if all are installed, 1 if not")
     mode.add_argument("--list", action="store_true", help="print the requirements, one a line")
+    mode.add_argument("--check-lock", action="store_true",
+                      help="exit 0 if every package of tools/requirements.lock is installed at its pinned version")
     parser.add_argument("extras", nargs="*", help="optional-dependency groups (test, lint, all)")
     args = parser.parse_args(argv)
     try:
+        if args.check_lock:
+            lacking = off_lock()
+            if lacking:
+                shown = ", ".join(lacking[:4]) + (f" and {len(lacking) - 4} more" if len(lacking) > 4 else "")
+                print(f"{sys.executable} is not at the lock ({LOCK.name}): {shown}", file=sys.stderr)
+                return 1
+            return 0
         reqs = requirements(args.extras)
         if args.list:
             print("\n".join(reqs))

@@ -8,17 +8,17 @@ import pytest
 from conftest import FIXTURES
 
 from benchtools import merge, plot, table
-from benchtools.results import load_results, parse_name
+from benchtools.results import load_results, parse_name, read_text
 from benchtools.shape import bandwidth_series, group_by_gpu, speedup_charts
 
 ROOT = Path(__file__).resolve().parents[2]
 C30, C35 = FIXTURES / "floor_cccl30.json", FIXTURES / "floor_cccl35.json"
 REAL = ROOT / "results" / "checks" / "floor_cub35"
-REAL30, REAL35 = REAL / "floor_sum_v1_cub30_nvidia-h200.json", REAL / "floor_sum_v1_cub35_nvidia-h200.json"
+REAL30, REAL35 = REAL / "floor_sum_v1_cub30_nvidia-h200.json.gz", REAL / "floor_sum_v1_cub35_nvidia-h200.json.gz"
 
 
 def doc(path):
-    return json.loads(Path(path).read_text())
+    return json.loads(read_text(path))
 
 
 def merged(tmp_path, *paths, name="merged.json"):

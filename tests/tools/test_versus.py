@@ -11,7 +11,7 @@ import pytest
 from conftest import FIXTURES, build_packages_present
 
 from benchtools import merge, plot, table, versus
-from benchtools.results import load_results
+from benchtools.results import load_results, read_text
 from benchtools.shape import group_by_gpu
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,10 +177,10 @@ def test_the_committed_floor_cub35_runs(tmp_path, capsys):
     """The two real same-board runs (their context predates gpu_uuid, so one is given here)
     merge, and the table gives the figures docs/timing.md quotes from them."""
     paths = []
-    for name in ("floor_sum_v1_cub30_nvidia-h200.json", "floor_sum_v1_cub35_nvidia-h200.json"):
-        d = json.loads((REAL / name).read_text())
+    for name in ("floor_sum_v1_cub30_nvidia-h200.json.gz", "floor_sum_v1_cub35_nvidia-h200.json.gz"):
+        d = json.loads(read_text(REAL / name))
         d["context"]["gpu_uuid"] = "GPU-given-by-the-test"
-        paths.append(tmp_path / name)
+        paths.append(tmp_path / name.replace(".gz", ""))
         paths[-1].write_text(json.dumps(d))
     out = tmp_path / "merged.json"
     assert merge.main([str(p) for p in paths] + ["--out", str(out)]) == 0

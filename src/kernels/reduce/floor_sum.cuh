@@ -38,7 +38,7 @@
 //       block 0, which pulled the slots into L2 first (prefetch), polls slots
 //       1..grid-1 (its threads a slot each, loads issued together), adds them
 //       in index order with its own sum, writes *out and clears the slots.
-//     H200, cold L2, one tile per block (results/checks/floor_tile_experiment/,
+//     H200, cold L2, one tile per block (experiments/floor_tile/,
 //     experiments 4-6): no combine at all 3.97 us at 2^16, the atomic 4.58,
 //     publish/poll 4.80; a thread-block cluster's shared-memory combine 4.61
 //     (its launch alone costs about 0.5 us); polls staggered over block 0's
