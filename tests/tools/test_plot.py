@@ -148,3 +148,62 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, setup, args, mess
     assert message in err
     assert len(err.splitlines()) == 1 and re.match(r"^bench-plot: ", err)
     assert not (tmp_path / "out").exists()
+
+
+SAMPLED = str(FIXTURES / "sampled_interleaved.json")   # made by fixtures/make_sampled_fixtures.py
+
+
+def to_hex(color):
+    from matplotlib.colors import to_hex as hex_
+    return hex_(color)
+
+
+def _bars(ax, color):
+    """{N: (low, high)} of the interval bars drawn in a color (errorbar's LineCollection)."""
+    out = {}
+    for c in ax.containers:
+        segments = c.lines[2][0]
+        if to_hex(segments.get_color()[0]) == color:
+            out.update({seg[0][0]: (seg[0][1], seg[1][1]) for seg in segments.get_segments()})
+    return out
+
+
+def test_time_and_bandwidth_charts_draw_each_median_interval_and_mark_capped_points():
+    gpus = shape.group_by_gpu([load_results(SAMPLED)])
+    records = {r.name: r for r in gpus[0].records}
+    slow = records["reduce_sum/i32/slow_kernel/N:1048576/block:256"]
+    time_chart = next(c for c in shape.time_charts(gpus) if c.stem == "time_reduce_sum_i32")
+    panel = time_chart.panels[0]
+    assert panel.intervals["slow_kernel"] == [(1 << 20, pytest.approx(slow.ci_low_seconds * 1e6),
+                                               pytest.approx(slow.ci_high_seconds * 1e6))]
+    assert panel.capped == {"slow_kernel": [1 << 20]}
+    bw = next(c for c in shape.bandwidth_charts(gpus) if c.stem == "bandwidth_reduce_sum_i32").panels[0]
+    nbytes = 4 * (1 << 20) + 4
+    # GB/s interval: declared bytes / ci_high .. declared bytes / ci_low
+    assert bw.intervals["slow_kernel"][0] == (1 << 20, pytest.approx(nbytes / slow.ci_high_seconds / 1e9),
+                                              pytest.approx(nbytes / slow.ci_low_seconds / 1e9))
+    assert [n for n, _, _ in bw.intervals["cub_device_reduce"]] == [1 << 20, 1 << 28]
+
+    fig = draw.line_chart(time_chart)
+    ax = fig.axes[0]
+    color = to_hex(draw.line_style(time_chart.emphasis["slow_kernel"])["color"])
+    assert _bars(ax, color) == {1 << 20: (pytest.approx(slow.ci_low_seconds * 1e6),
+                                                  pytest.approx(slow.ci_high_seconds * 1e6))}
+    hollow = [line for line in ax.get_lines() if line.get_label() == draw.NOT_REACHED_LABEL]
+    assert len(hollow) == 1 and list(hollow[0].get_xdata()) == [1 << 20]
+    assert hollow[0].get_markerfacecolor() == "white"
+    assert draw.NOT_REACHED_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]   # named once
+    draw.close(fig)
+
+
+def test_files_without_intervals_draw_no_interval_bars():
+    gpus = shape.group_by_gpu([load_results(ROOF)])
+    chart = next(c for c in shape.bandwidth_charts(gpus) if c.stem == "bandwidth_reduce_sum_i32")
+    assert chart.panels[0].intervals == {} and chart.panels[0].capped == {}
+
+
+def test_charts_with_intervals_redraw_to_the_same_bytes(tmp_path):
+    for d in ("a", "b"):
+        assert plot.main([SAMPLED, "--out", str(tmp_path / d), "--format", "png,svg", "--charts", "bandwidth,time"]) == 0
+    for f in names(tmp_path / "a"):
+        assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f

@@ -64,7 +64,7 @@ def test_run_report_fetches_nothing_and_embeds_every_chart(runs):
     page = runs["html"]
     assert not REMOTE.search(page), REMOTE.search(page)
     srcs = re.findall(r'<img[^>]*src="([^"]*)"', page)
-    assert srcs and all(s.startswith("data:image/svg+xml;base64,") for s in srcs)
+    assert srcs and all(s.startswith("data:image/png;base64,") for s in srcs)      # PNG: a fraction of SVG's size
     assert len(srcs) == len(runs["charts"])                                   # every chart bench-plot draws
     assert re.findall(r"<figcaption>([^<]*)</figcaption>", page) == runs["charts"]
 
@@ -144,3 +144,53 @@ def test_chromium_renders_the_comparison_and_a_screenshot(runs, tmp_path):
     shot = tmp_path / "compare.png"
     done = _render(runs["compare_path"], f"--screenshot={shot}")
     assert done.returncode == 0 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and shot.stat().st_size > 20_000
+
+
+SAMPLED = FIXTURES / "sampled_interleaved.json"     # made by fixtures/make_sampled_fixtures.py
+
+
+def test_report_shows_intervals_samples_stop_and_the_precision(tmp_path):
+    out = tmp_path / "sampled.html"
+    assert report.main([str(SAMPLED), "--out", str(out), "--no-charts"]) == 0
+    page = out.read_text()
+    assert "<th>precision asked for (± % of the median)</th><td>0.5</td>" in page
+    assert "<th>suite wall time (s)</th><td>12.5</td>" in page
+    assert "<th>± (95%)</th><th>samples</th><th>stop</th>" in page
+    every = page[page.index('id="all"'):]
+    capped = re.search(r'<tr class="capped"><td>reduce_sum</td><td>i32</td><td>slow_kernel</td>.*?</tr>', every).group(0)
+    assert capped.endswith('>±1.08%</td><td class="num" data-v="150">150</td><td>time †</td></tr>')
+    assert every.count('<tr class="capped">') == 1 and "† precision not reached" in every
+    best = page[page.index('id="best"'):page.index('id="errors"')]
+    assert "<td>precision</td>" in best and "Every benchmark reached the precision asked for." in best   # 2^28 only
+
+
+def test_report_of_a_killed_run_and_of_a_file_without_intervals(tmp_path):
+    doc = json.loads(SAMPLED.read_text())
+    doc["context"]["suite_wall_seconds"] = None
+    killed = tmp_path / "killed.json"
+    killed.write_text(json.dumps(doc))
+    assert report.main([str(killed), "--no-charts"]) == 0
+    assert "<th>suite wall time (s)</th><td>none (the run was cut short)</td>" in killed.with_suffix(".html").read_text()
+    old = tmp_path / "old.html"
+    assert report.main([str(FIXTURES / "h200_small.json"), "--no-charts", "--out", str(old)]) == 0
+    page = old.read_text()
+    assert "<th>stop</th>" in page and "† precision" not in page and "±" not in page.split('id="all"')[1]
+
+
+def test_charts_dir_links_the_drawn_pngs_by_a_relative_path(tmp_path, capsys):
+    charts = tmp_path / "plots" / "sampled"
+    assert plot.main([str(SAMPLED), "--out", str(charts), "--format", "png", "--charts", "bandwidth,time"]) == 0
+    capsys.readouterr()
+    out = tmp_path / "results" / "sampled.html"
+    assert report.main([str(SAMPLED), "--out", str(out), "--charts-dir", str(charts)]) == 0
+    page = out.read_text()
+    srcs = re.findall(r'<img[^>]*src="([^"]*)"', page)
+    assert srcs == ["../plots/sampled/bandwidth_reduce_sum_i32.png", "../plots/sampled/time_reduce_sum_i32.png"]
+    assert all((out.parent / s).resolve().is_file() for s in srcs) and "base64" not in page
+    assert not REMOTE.search(page) and len(page) < 100_000
+    for args, message in (([str(SAMPLED), "--charts-dir", str(tmp_path / "none")], "not a folder"),
+                          ([str(SAMPLED), "--charts-dir", str(tmp_path)], "no PNG charts in it"),
+                          ([str(SAMPLED), "--charts-dir", str(charts), "--no-charts"], "--charts-dir: only")):
+        assert report.main(args) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and len(err.splitlines()) == 1

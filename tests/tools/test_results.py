@@ -79,3 +79,49 @@ def test_missing_time_field_is_named(tmp_path):
     p.write_text(json.dumps(doc))
     with pytest.raises(ResultsError, match="real_time"):
         load_results(p)
+
+
+def test_precision_sampling_fields_are_read_in_seconds():
+    records = {r.name: r for r in load_results(FIXTURES / "sampled_interleaved.json").records}
+    r = records["reduce_sum/i32/slow_kernel/N:1048576/block:256"]
+    assert r.samples == 150 and r.stop_reason == "time" and r.precision_reached is False
+    assert r.ci_low_seconds < r.seconds < r.ci_high_seconds and r.ci_high_seconds < 1e-3   # µs in the file
+    assert r.relative_half_width == pytest.approx(
+        max(r.seconds - r.ci_low_seconds, r.ci_high_seconds - r.seconds) / r.seconds)
+    assert r.interleave_group == "reduce_sum/i32/N:1048576" and len(r.sample_seconds) == 150
+    done = records["reduce_sum/i32/cub_device_reduce/N:268435456"]
+    assert done.precision_reached is True and done.relative_half_width <= 0.005
+    old = load_results(FIXTURES / "h200_small.json").records[0]   # a file from before: intervals unknown
+    assert (old.samples, old.ci_low_seconds, old.relative_half_width, old.precision_reached) == (None,) * 4
+
+
+DROP = object()   # the field left out
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"ci_high": DROP}, "ci_high is missing"),
+    ({"ci_low": 11.0}, "ci_low is 11.0, above real_time"),
+    ({"ci_high": 1.0}, "ci_high is 1.0, below real_time"),
+    ({"ci_low": float("nan")}, "ci_low is nan: not a measurement"),
+    ({"ci_low": 0}, "ci_low is 0: not a measurement"),
+    ({"ci_high": None}, "ci_high is None, not a number"),
+    ({"samples": 0}, "samples is 0, not a positive integer"),
+    ({"samples": 12.5}, "samples is 12.5, not a positive integer"),
+    ({"samples": True}, "samples is True, not a positive integer"),
+    ({"stop_reason": "budget"}, "stop_reason is 'budget', not one of precision, time, samples"),
+    ({"interleave_group": 3}, "interleave_group is 3, not a name"),
+    ({"sample_times": [1.0, -2.0]}, r"sample_times\[1\] is -2.0: not a measurement"),
+])
+def test_broken_intervals_are_named_errors(tmp_path, change, message):
+    doc = json.loads((FIXTURES / "sampled_separate.json").read_text())
+    b = doc["benchmarks"][0]
+    b.update(real_time=10.0, ci_low=9.9, ci_high=10.1)
+    b.update(change)
+    for key in [k for k, v in change.items() if v is DROP]:
+        del b[key]
+    p = tmp_path / "x.json"
+    p.write_text(json.dumps(doc))
+    with pytest.raises(ResultsError, match=message) as e:
+        load_results(p)
+    assert str(e.value).startswith(f"{p}: benchmark '{b['run_name']}': ")
+

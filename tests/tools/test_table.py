@@ -94,7 +94,8 @@ def test_csv_summary_and_times(capsys):
     assert float(f16x8["us"]) == pytest.approx(372.0) and float(f16x8["vs_baseline"]) == pytest.approx(380 / 372)
     assert float(f16x8["gbps"]) == pytest.approx(6 * P28 / 372e-6 / 1e9, rel=1e-5)
     assert table.main([ROOF, "--times", "2^24", "--filter", "reduce_sum/i32/tree", "--format", "csv"]) == 0
-    assert capsys.readouterr().out == "gpu,family,type,variant,n,us\nNVIDIA H200,reduce_sum,i32,tree,16777216,110\n"
+    assert capsys.readouterr().out == ("gpu,family,type,variant,n,us,us_ci_low,us_ci_high,samples,stop_reason\n"
+                                       "NVIDIA H200,reduce_sum,i32,tree,16777216,110,,,,\n")   # no intervals: empty
 
 
 @pytest.mark.parametrize("args, message", [
@@ -113,3 +114,36 @@ def test_cli_bad_input_exits_2(capsys, args, message):
     captured = capsys.readouterr()
     err = captured.err.strip().splitlines()
     assert len(err) == 1 and message in err[0] and captured.out == ""
+
+
+SAMPLED = str(FIXTURES / "sampled_interleaved.json")   # made by fixtures/make_sampled_fixtures.py
+
+
+def test_times_print_median_plus_minus_half_width_and_mark_precision_not_reached(capsys):
+    assert table.main([SAMPLED, "--times", "2^20,2^28"]) == 0
+    out = capsys.readouterr().out
+    r = {x.name: x for x in load_results(SAMPLED).records}["reduce_sum/i32/slow_kernel/N:1048576/block:256"]
+    assert f"| slow_kernel | {r.seconds * 1e6:.2f} ± {100 * r.relative_half_width:.2f}% † |" in out
+    assert "| cub_device_reduce | 10.01 ± 0.12% | 270.18 ± 0.07% |" in out
+    assert out.count("† precision not reached: sampling stopped on its time or sample cap") == 1
+    assert "± the half-width of its 95% interval" in out
+    assert table.main([SAMPLED, "--n", "2^28"]) == 0          # the summary: intervals, nothing capped at 2^28
+    out = capsys.readouterr().out
+    assert "| cub_device_reduce | - | 270.2 ± 0.07% |" in out and "†" not in out
+
+
+def test_csv_carries_the_interval_samples_and_stop_reason(capsys):
+    assert table.main([SAMPLED, "--times", "2^20", "--format", "csv"]) == 0
+    rows = {r["variant"]: r for r in csv.DictReader(io.StringIO(capsys.readouterr().out))}
+    assert (rows["slow_kernel"]["samples"], rows["slow_kernel"]["stop_reason"]) == ("150", "time")
+    assert float(rows["cub_device_reduce"]["us_ci_low"]) < float(rows["cub_device_reduce"]["us"]) \
+        < float(rows["cub_device_reduce"]["us_ci_high"])
+    assert table.main([SMALL, "--format", "csv"]) == 0        # a file from before: the columns stay empty
+    rows = list(csv.DictReader(io.StringIO(capsys.readouterr().out)))
+    assert {(r["us_ci_low"], r["samples"], r["stop_reason"]) for r in rows} == {("", "", "")}
+
+
+def test_files_without_intervals_print_as_before(capsys):
+    assert table.main([SMALL, "--times", "2^20"]) == 0
+    out = capsys.readouterr().out
+    assert "±" not in out and "†" not in out

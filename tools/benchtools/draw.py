@@ -30,6 +30,7 @@ UNKNOWN_COLOR = "#7a7a7a"                                  # no declared role: n
 DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 SUFFIX = {"best": " (best hand-written)", "library": " (library)", "cpu": " (CPU)"}
 
+NOT_REACHED_LABEL = "hollow: precision not reached (time or sample cap)"
 
 def pyplot():
     import matplotlib
@@ -189,7 +190,20 @@ def _draw_lines(ax, panel, chart: LineChart) -> None:
     for variant, e in chart.emphasis.items():
         pts = panel.lines.get(variant)
         if pts:
-            ax.plot([n for n, _ in pts], [y for _, y in pts], label=variant + SUFFIX.get(e.kind, ""), **line_style(e))
+            style = line_style(e)
+            ax.plot([n for n, _ in pts], [y for _, y in pts], label=variant + SUFFIX.get(e.kind, ""), **style)
+            band = panel.intervals.get(variant)
+            if band:   # the medians' 95% intervals, as bars (a band would vanish at a lone N)
+                ys = dict(pts)
+                ax.errorbar([n for n, _, _ in band], [ys[n] for n, _, _ in band],
+                            yerr=[[ys[n] - lo for n, lo, _ in band], [hi - ys[n] for n, _, hi in band]], fmt="none",
+                            ecolor=style["color"], elinewidth=1.0, capsize=2.5, alpha=style["alpha"],
+                            zorder=style["zorder"], label="_interval")
+            capped = set(panel.capped.get(variant, ()))
+            if capped:  # precision not reached: a hollow marker over the point
+                ax.plot([n for n, _ in pts if n in capped], [y for n, y in pts if n in capped], linestyle="",
+                        marker="o", markersize=7, markerfacecolor="white", markeredgecolor=style["color"],
+                        markeredgewidth=1.4, zorder=style["zorder"] + 0.5, label=NOT_REACHED_LABEL)
     for h in panel.hlines:
         if h.kind == "unity":
             ax.axhline(h.value, color="black", linewidth=1.2, zorder=1, label=h.label)
@@ -494,5 +508,33 @@ def legend_label(variant: str, e: Optional[Emphasis]) -> str:
     return variant + (SUFFIX.get(e.kind, "") if e else "")
 
 
-__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "versus_chart", "line_style", "legend_label",
-           "pyplot"]
+__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "versus_chart", "ab_chart", "line_style",
+           "legend_label", "pyplot"]
+def ab_chart(chart):
+    """bench-ab --chart: a panel per family/type, variant / chosen time against N with
+    each ratio's 95% interval as a bar, the line at 1 and the band of ±precision
+    (differences inside it are below what the run asked to resolve)."""
+    plt = pyplot()
+    k = len(chart.panels)
+    fig, axes = plt.subplots(1, k, figsize=(5.6 * k + 3.2, 5.2), dpi=DPI, squeeze=False, sharey=True)
+    for ax, panel in zip(axes[0], chart.panels):
+        for j, (variant, pts) in enumerate(panel.lines.items()):
+            ns, ys = [p[0] for p in pts], [p[1] for p in pts]
+            ax.errorbar(ns, ys, yerr=[[y - p[2] for y, p in zip(ys, pts)], [p[3] - y for y, p in zip(ys, pts)]],
+                        label=variant, capsize=3, **line_style(Emphasis("distinct", j, len(panel.lines))))
+        ax.axhline(1.0, color="black", linewidth=1.2, zorder=1)
+        if chart.precision:
+            ax.axhspan(1 - chart.precision, 1 + chart.precision, color="gray", alpha=0.2, zorder=0, linewidth=0,
+                       label=f"±{100 * chart.precision:g}% (the precision asked for)")
+        _log2_x(ax, [p[0] for pts in panel.lines.values() for p in pts])
+        ax.yaxis.set_major_formatter(_times_formatter())
+        ax.set_title(panel.title, fontsize=10)
+        ax.set_xlabel("N (elements)")
+        ax.grid(True, which="major", alpha=0.3)
+    axes[0][0].set_ylabel(f"time / {chart.chosen} time (below 1: faster)")
+    _legend_outside(fig, axes[0][-1], *_merged_legend(axes[0]))
+    fig.suptitle(chart.title, fontsize=10)
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.2 / fig.get_figheight()))
+    return fig
+
+

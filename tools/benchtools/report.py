@@ -3,10 +3,15 @@
   python3 -m benchtools.report results/RUN.json --out RUN.html
   python3 -m benchtools.report --compare BASE.json OTHER.json --out compare.html
 
-A run's report: its context (GPU, clocks, versions, commit), every chart that
-bench-plot draws for it (embedded as data: URIs), sortable and filterable
-tables (each variant's best configuration per family/type at the largest N, and
-every benchmark), and the benchmarks that failed (verification failures first).
+  python3 -m benchtools.report results/RUN.json --out results/RUN.html --charts-dir plots/RUN
+
+A run's report: its context (GPU, clocks, versions, commit, the precision asked
+for and the suite's wall time), every chart that bench-plot draws for it (PNG
+embedded as data: URIs, or with --charts-dir the charts already drawn there,
+linked by a path relative to the report), sortable and filterable tables (each
+variant's best configuration per family/type at the largest N, and every
+benchmark, with each median's 95% interval, samples and why sampling stopped),
+and the benchmarks that failed (verification failures first).
 A comparison: both contexts side by side and the per-benchmark time ratio
 OTHER / BASE (two runs of one GPU, or two GPUs). The file fetches nothing: it
 opens offline. Bad input: one line on stderr, exit code 2.
@@ -18,14 +23,17 @@ import contextlib
 import html
 import io
 import math
+import os
 import sys
 import tempfile
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
+from urllib.parse import quote
 
 from benchtools.cli import Parser
 from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, benchmark_fields, best_per_n,
                                 load_results, representative)
+from benchtools.shape import NOT_REACHED_MARK, NOT_REACHED_NOTE
 
 # Context keys shown first, with their labels; every other key follows under "all context fields".
 CONTEXT_KEYS = [
@@ -36,6 +44,9 @@ CONTEXT_KEYS = [
     ("cuda_driver_version", "CUDA driver"), ("cuda_runtime_version", "CUDA runtime"), ("cccl_version", "CCCL"),
     ("git_commit", "commit"), ("suite", "suite"), ("cache_mode", "cache mode"), ("timing_mode", "timing mode"),
     ("date", "date"), ("host_name", "host"), ("library_build_type", "Google Benchmark build"),
+    ("precision_percent", "precision asked for (± % of the median)"), ("max_time_seconds", "time cap per benchmark (s)"),
+    ("min_samples", "min samples"), ("max_samples", "max samples"), ("interleave", "interleaved"),
+    ("suite_wall_seconds", "suite wall time (s)"),
 ]
 FIELDS = ("role", "reference", "host_work", "throttled")
 
@@ -50,7 +61,7 @@ th,td{border:1px solid #d5dae0;padding:3px 8px;text-align:left;vertical-align:to
 td.num{text-align:right;font-variant-numeric:tabular-nums}th{background:#eef1f4;position:sticky;top:0}
 table.sortable th{cursor:pointer;user-select:none}table.sortable th[aria-sort=ascending]::after{content:" \\25B2"}
 table.sortable th[aria-sort=descending]::after{content:" \\25BC"}tr.bad td{background:#fde8e8}
-tr.good td{background:#e7f6ea}td.differs{background:#fff4d6}.scroll{max-height:640px;overflow:auto;display:inline-block}
+tr.good td{background:#e7f6ea}tr.capped td{background:#fff4d6}td.differs{background:#fff4d6}.scroll{max-height:640px;overflow:auto;display:inline-block}
 input.filter{display:block;margin:4px 0;padding:4px 8px;width:360px;font:inherit}.charts{display:flex;flex-wrap:wrap;gap:16px}
 figure{margin:0;background:#fff;border:1px solid #d5dae0;padding:8px}figure img{max-width:100%;height:auto}
 figcaption{font-size:12px;color:#555;margin-top:4px}.ok{color:#1a7f37}.note{color:#555}
@@ -151,6 +162,8 @@ def context_section(runs: Sequence[Results], labels: Sequence[str]) -> str:
     then every other context field in a collapsed list."""
     def value(run: Results, key: str) -> str:
         v = run.context.get(key, "")
+        if v is None and key == "suite_wall_seconds":
+            return "none (the run was cut short)"
         return ", ".join(map(str, v)) if isinstance(v, list) else str(v)
 
     shown = [(k, label) for k, label in CONTEXT_KEYS if any(k in r.context for r in runs)]
@@ -186,30 +199,52 @@ def _config(r: Record) -> str:
                      + ([f"batch {r.batch}"] if r.batch is not None else [])) or "-"
 
 
+INTERVAL_HEADERS = ["± (95%)", "samples", "stop"]
+
+
+def interval_cells(r: Record) -> List[object]:
+    """The median's 95% half-width (% of it), the samples and why sampling stopped,
+    marked when before its precision; "-" for a file from before precision sampling."""
+    hw = r.relative_half_width
+    stop = "-" if r.stop_reason is None else r.stop_reason + ("" if r.precision_reached else f" {NOT_REACHED_MARK}")
+    return [num(100 * hw if hw is not None else None, "±{:.2f}%"), num(r.samples, "{:.0f}"), stop]
+
+
+def _interval_note(records: Sequence[Record]) -> str:
+    if not any(r.relative_half_width is not None for r in records):
+        return ""
+    capped = any(r.precision_reached is False for r in records)
+    return ('<p class="note">µs: the median per call; ± (95%): the wider side of its 95% interval, in % of it. '
+            + esc(NOT_REACHED_NOTE if capped else "Every benchmark reached the precision asked for.") + "</p>")
+
+
 def best_table(run: Results, fields: Dict[str, Dict[str, object]]) -> str:
     """Per family/type at its largest N: each variant at its fastest configuration,
     and the family's reference (the JSON's "reference" field, e.g. CUB) time over its time."""
     groups: Dict[Tuple[str, str], List[Record]] = {}
     for series, rs in best_per_n(r for r in run.records if r.family != CEILING_FAMILY).items():
         groups.setdefault(series[:2], []).extend(rs)
-    parts = []
+    parts, shown = [], []
     peak = run.peak_bandwidth
     for (family, type_), rs in sorted(groups.items()):
         n = max(r.n for r in rs)
         at = {r.variant: r for r in rs if r.n == n}
+        shown += at.values()
         refs = {str(fields.get(r.name, {}).get("reference", "")) for r in at.values()}
         ref = next((x.split("/")[2] for x in sorted(refs) if x.startswith(f"{family}/{type_}/")
                     and x.count("/") == 2 and x.split("/")[2] in at), None)
         rows = [[variant, str(fields.get(r.name, {}).get("role", "-")), _config(r), num(r.seconds * 1e6, "{:.2f}"),
                  num(r.bytes_per_second / 1e9, "{:.0f}"),
                  num(100 * r.bytes_per_second / peak if peak else None, "{:.1f}%"),
-                 num(at[ref].seconds / r.seconds if ref else None, "{:.2f}")]
+                 num(at[ref].seconds / r.seconds if ref else None, "{:.2f}"), *interval_cells(r)]
                 for variant, r in sorted(at.items(), key=lambda kv: kv[1].seconds)]
         parts.append(f"<h3>{esc(family)} {esc(type_)} at N = {_n_label(n)}</h3>"
                      + table(f"best-{family}-{type_}", ["variant", "role", "best block/batch", "µs", "GB/s", "of peak",
-                                                        f"{ref} time / time" if ref else "vs reference (none declared)"],
-                             rows))
-    return "\n".join(parts) or "<p>No benchmark besides the ceilings.</p>"
+                                                        f"{ref} time / time" if ref else "vs reference (none declared)",
+                                                        *INTERVAL_HEADERS],
+                             rows, ["capped" if r.precision_reached is False else ""
+                                    for _, r in sorted(at.items(), key=lambda kv: kv[1].seconds)]))
+    return ("\n".join(parts) + _interval_note(shown)) if parts else "<p>No benchmark besides the ceilings.</p>"
 
 
 def all_table(run: Results, fields: Dict[str, Dict[str, object]]) -> str:
@@ -220,10 +255,11 @@ def all_table(run: Results, fields: Dict[str, Dict[str, object]]) -> str:
         rows.append([r.family, r.type, r.variant, num(r.n, "{:,.0f}"), num(r.block, "{:.0f}"),
                      num(r.batch, "{:.0f}"), str(f.get("role", "-")), num(r.seconds * 1e6, "{:.3f}"),
                      num(r.bytes_per_second / 1e9, "{:.1f}"), num(100 * r.bw_util if r.bw_util else None, "{:.1f}%"),
-                     "yes" if throttled is True else ("no" if throttled is False else "-")])
-        classes.append("bad" if throttled is True else "")
+                     "yes" if throttled is True else ("no" if throttled is False else "-"), *interval_cells(r)])
+        classes.append("bad" if throttled is True else ("capped" if r.precision_reached is False else ""))
     return table("all", ["family", "type", "variant", "N", "block", "batch", "role", "µs", "GB/s", "of peak",
-                         "throttled"], rows, classes, filter_box=True)
+                         "throttled", *INTERVAL_HEADERS], rows, classes, filter_box=True) \
+        + _interval_note(representative(run.records))
 
 
 def errors_section(runs: Sequence[Results], labels: Sequence[str]) -> str:
@@ -244,16 +280,29 @@ def errors_section(runs: Sequence[Results], labels: Sequence[str]) -> str:
                                     [rows[i] for i in rows_order], [classes[i] for i in rows_order]))
 
 
+def linked_charts(charts_dir: str, report_path: Path) -> List[Tuple[str, str]]:
+    """[(file stem, path relative to the report)] of the PNG charts already drawn in
+    charts_dir (bench-plot's --out): the report links them instead of embedding them."""
+    folder = Path(charts_dir)
+    if not folder.is_dir():
+        raise ResultsError(f"--charts-dir {charts_dir}: not a folder")
+    files = sorted(folder.glob("*.png"))
+    if not files:
+        raise ResultsError(f"--charts-dir {charts_dir}: no PNG charts in it (draw them with bench-plot --out)")
+    base = report_path.resolve().parent
+    return [(p.stem, quote(Path(os.path.relpath(p.resolve(), base)).as_posix())) for p in files]
+
+
 def draw_charts(path: str) -> Tuple[List[Tuple[str, str]], str]:
     """[(file stem, data: URI)] of every chart bench-plot draws for one results
-    file (its CLI entry point, SVG, in a temporary folder), and what it reported."""
+    file (its CLI entry point, PNG, in a temporary folder), and what it reported."""
     from benchtools import plot
 
     with tempfile.TemporaryDirectory() as tmp:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                rc = plot.main([path, "--out", tmp, "--format", "svg"])
+                rc = plot.main([path, "--out", tmp, "--format", "png"])
             except SystemExit as e:  # an argparse --help or a sys.exit inside
                 rc = e.code if isinstance(e.code, int) else 1
         files = sorted(p for p in Path(tmp).iterdir() if p.suffix in (".svg", ".png"))
@@ -277,18 +326,24 @@ def charts_section(charts: List[Tuple[str, str]], note: str) -> str:
              + (f" It said: {esc(note)}" if note else "") + "</p>"]
     for kind, items in groups.items():
         parts.append(f"<h3>{esc(kind)} ({len(items)})</h3><div class=\"charts\">")
-        parts += [f'<figure title="click: full width / half width"><img alt="{esc(stem)}" src="{uri}"><figcaption>{esc(stem)}</figcaption>'
+        parts += [f'<figure title="click: full width / half width"><img alt="{esc(stem)}" src="{esc(uri)}"><figcaption>{esc(stem)}</figcaption>'
                   f"</figure>" for stem, uri in items]
         parts.append("</div>")
     return "\n".join(parts)
 
 
-def run_report(path: str, charts: bool = True) -> str:
+def run_report(path: str, charts: bool = True, charts_dir: Optional[str] = None,
+               out: Optional[Path] = None) -> str:
+    """The page of one run; with charts_dir, its charts are the PNGs there, linked
+    relative to `out` (the report's path), else drawn and embedded."""
     run = load_results(path)
     if not run.records and not run.errors:
         raise ResultsError(f"{path}: no cuda_bench benchmarks in it")
     fields = benchmark_fields(path, FIELDS)
-    drawn, note = draw_charts(path) if charts and run.records else ([], "")
+    if charts and charts_dir:
+        drawn, note = linked_charts(charts_dir, out or Path(path).with_suffix(".html")), ""
+    else:
+        drawn, note = draw_charts(path) if charts and run.records else ([], "")
     throttled = sum(1 for f in fields.values() if f.get("throttled") is True)
     subtitle = (f"{run.gpu}, {run.context.get('date', '')}, commit {run.context.get('git_commit', '?')}: "
                 f"{_count(len(representative(run.records)), 'benchmark')}, {_count(len(run.errors), 'error')}"
@@ -369,18 +424,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--out", default=None, help="the HTML file (default: the JSON's path with .html; "
                                                     "for --compare, compare.html beside B)")
     parser.add_argument("--no-charts", action="store_true", help="leave the charts out (faster)")
+    parser.add_argument("--charts-dir", default=None, metavar="DIR",
+                        help="link the PNG charts already drawn in DIR (bench-plot --out DIR) by a path relative "
+                             "to the report, instead of drawing and embedding them")
     try:
         args = parser.parse_args(argv)
         if args.compare and len(args.results) != 2:
             raise ResultsError("--compare takes exactly two results files")
         if not args.compare and len(args.results) != 1:
             raise ResultsError("one results file per report (two with --compare)")
+        if args.charts_dir and (args.compare or args.no_charts):
+            raise ResultsError("--charts-dir: only for one run's report with its charts")
         if args.compare:
             text = compare_report(*args.results)
             out = Path(args.out or Path(args.results[1]).with_name("compare.html"))
         else:
-            text = run_report(args.results[0], charts=not args.no_charts)
             out = Path(args.out or Path(args.results[0]).with_suffix(".html"))
+            text = run_report(args.results[0], charts=not args.no_charts, charts_dir=args.charts_dir, out=out)
     except ResultsError as e:
         print(f"bench-report: {e}", file=sys.stderr)
         return 2

@@ -17,6 +17,13 @@ Contract (written by bench/main.cpp and src/harness/):
            copy of a declaration that an earlier file of the merge also has (docs/merge.md).
   A time must come with its unit and be a finite number > 0, a rate or peak finite
   and >= 0 (peaks > 0): anything else is a broken file (ResultsError), not data.
+  Precision sampling (absent from files that predate it; then intervals are unknown):
+           real_time is the median of "samples" timed calls; "ci_low"/"ci_high" (time unit)
+           its 95% distribution-free interval (benchtools.stats), ci_low <= real_time <= ci_high;
+           "stop_reason": "precision" (interval within +-P of the median), "time" or "samples"
+           (a cap hit first: precision not reached); optional "sample_times" (--keep-samples)
+           and "interleave_group" "family/type/N:n" (--interleave); context precision_percent,
+           max_time_seconds, min_samples, max_samples, interleave, suite_wall_seconds.
   The "ceiling" family holds the run's measured hardware ceilings (no block/batch):
            ceiling/f32/{read,write,copy}_vec16, ceiling/f32/copy_memcpy (bytes/s),
            ceiling/f32/fma, ceiling/f16/hfma2 (FLOP/s), ceiling/i32/add (op/s).
@@ -40,6 +47,7 @@ _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_w
                         r"repeats:.*|iterations:.*|threads:.*)$")
 CEILING_FAMILY = "ceiling"
 ROLES = ("kernel", "library", "cpu")  # declared per benchmark; "unknown" when a file predates them
+STOP_REASONS = ("precision", "time", "samples")
 
 
 class ResultsError(Exception):
@@ -66,6 +74,27 @@ class Record:
     host_work: Optional[bool] = None  # works on the host inside the timed region
     reference: Optional[str] = None   # "family/type/variant" of the family's reference
     cccl_version: Optional[str] = None  # the CCCL the benchmark was built with (its own field, else the context's)
+
+    # Precision sampling (None in files that predate it); seconds like `seconds`, the median:
+    ci_low_seconds: Optional[float] = None    # 95% interval of the median
+    ci_high_seconds: Optional[float] = None
+    samples: Optional[int] = None             # timed calls
+    stop_reason: Optional[str] = None         # one of STOP_REASONS
+    interleave_group: Optional[str] = None    # "family/type/N:n": sampled round-robin with its group
+    sample_seconds: Optional[Tuple[float, ...]] = None   # the raw samples (--keep-samples)
+
+    @property
+    def relative_half_width(self) -> Optional[float]:
+        """The interval's wider side over the median (0.004 = +-0.4%); None when unknown."""
+        if self.ci_low_seconds is None or self.ci_high_seconds is None:
+            return None
+        return max(self.seconds - self.ci_low_seconds, self.ci_high_seconds - self.seconds) / self.seconds
+
+    @property
+    def precision_reached(self) -> Optional[bool]:
+        """False when sampling stopped on a cap before the interval reached the precision
+        asked for; None when the file predates precision sampling."""
+        return None if self.stop_reason is None else self.stop_reason == "precision"
 
     @property
     def is_library(self) -> bool:
@@ -210,6 +239,44 @@ _RATES = ("bytes_per_second", "items_per_second", "ops_per_second", "bw_util")
 _PEAK_KEY = re.compile(r"^gpu_peak_(?!.*_formula$)")
 
 
+def sampling_fields(b: dict, real_time: float, unit: float) -> dict:
+    """The Record fields of precision sampling from a plain (non-aggregate) benchmark
+    object, validated; {} when it has none. ValueError naming the field otherwise."""
+    out: dict = {}
+    if "ci_low" in b or "ci_high" in b:
+        for key in ("ci_low", "ci_high"):
+            if key not in b:
+                raise ValueError(f"{key} is missing (the interval needs ci_low and ci_high)")
+        low = _number(b["ci_low"], "ci_low", positive=True)
+        high = _number(b["ci_high"], "ci_high", positive=True)
+        slack = 1e-9 * real_time   # the JSON's printed digits, not a wider interval
+        if not low <= real_time + slack:
+            raise ValueError(f"ci_low is {b['ci_low']!r}, above real_time {real_time!r}")
+        if not high >= real_time - slack:
+            raise ValueError(f"ci_high is {b['ci_high']!r}, below real_time {real_time!r}")
+        out["ci_low_seconds"], out["ci_high_seconds"] = low * unit, high * unit
+    if "samples" in b:
+        n = b["samples"]
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ValueError(f"samples is {n!r}, not a positive integer")
+        out["samples"] = n
+    if "stop_reason" in b:
+        if b["stop_reason"] not in STOP_REASONS:
+            raise ValueError(f"stop_reason is {b['stop_reason']!r}, not one of {', '.join(STOP_REASONS)}")
+        out["stop_reason"] = b["stop_reason"]
+    if "interleave_group" in b:
+        if not isinstance(b["interleave_group"], str) or not b["interleave_group"]:
+            raise ValueError(f"interleave_group is {b['interleave_group']!r}, not a name")
+        out["interleave_group"] = b["interleave_group"]
+    if "sample_times" in b:
+        times = b["sample_times"]
+        if not isinstance(times, list) or not times:
+            raise ValueError("sample_times is not a non-empty list")
+        out["sample_seconds"] = tuple(_number(t, f"sample_times[{i}]", positive=True) * unit
+                                      for i, t in enumerate(times))
+    return out
+
+
 def _check_context(path: str, context: dict) -> None:
     for key, value in context.items():
         if _PEAK_KEY.match(key):
@@ -278,14 +345,16 @@ def load_results(path: str | Path) -> Results:
                 raise ValueError(f"time_unit is {b['time_unit']!r}, not one of {', '.join(_UNIT_SECONDS)}")
             if "real_time" not in b:
                 raise ValueError("real_time is missing")
-            seconds = _number(b["real_time"], "real_time", positive=True) * _UNIT_SECONDS[b["time_unit"]]
+            real_time = _number(b["real_time"], "real_time", positive=True)
+            seconds = real_time * _UNIT_SECONDS[b["time_unit"]]
             rates = {k: _number(b.get(k, 0.0), k, positive=False) for k in _RATES}
+            sampled = sampling_fields(b, real_time, _UNIT_SECONDS[b["time_unit"]]) if aggregate is None else {}
             results.records.append(Record(
                 seconds=seconds,
                 **rates,
                 aggregate=aggregate,
                 repetition=int(b.get("repetition_index", 0)),
-                **parsed, **{"cccl_version": context_cccl, **declared_fields(b)},
+                **parsed, **{"cccl_version": context_cccl, **declared_fields(b)}, **sampled,
             ))
         except (TypeError, ValueError) as e:
             raise ResultsError(f"{path}: benchmark '{name}': {e}") from None

@@ -470,6 +470,19 @@ def config_text(r: Record) -> str:
     return ", ".join(parts)
 
 
+NOT_REACHED_MARK = "†"
+NOT_REACHED_NOTE = (f"{NOT_REACHED_MARK} precision not reached: sampling stopped on its time or sample cap "
+                    "before the median's 95% interval was within the precision asked for.")
+
+
+def interval_text(r: Record) -> str:
+    """" ± 0.12%" (the half-width of the median's 95% interval, its wider side) and
+    " †" when the sampling stopped before its precision; "" for a file without intervals."""
+    hw = r.relative_half_width
+    return (f" ± {100 * hw:.2f}%" if hw is not None else "") + \
+        (f" {NOT_REACHED_MARK}" if r.precision_reached is False else "")
+
+
 def parse_n(text: str, option: str = "--n") -> int:
     """N as a number or 2^k."""
     m = re.fullmatch(r"\s*(?:2\^(\d+)|(\d+))\s*", text)
@@ -501,6 +514,32 @@ class Panel:
     bars: List[Tuple[str, float, int]] = field(default_factory=list)   # (variant, y, at N)
     bar_label: str = ""
     bar_roof: Optional[HLine] = None   # the line the bars are a fraction of
+    # Where the file has them: each point's 95% interval in y's unit, and the N of the
+    # points whose sampling stopped before its precision (drawn hollow).
+    intervals: Dict[str, List[Tuple[int, float, float]]] = field(default_factory=dict)   # (N, low, high)
+    capped: Dict[str, List[int]] = field(default_factory=dict)
+
+
+def with_intervals(panel: Panel, series: Dict[str, List[Point]], value) -> Panel:
+    """The panel with its points' intervals: value(record, seconds) is the y a time
+    gives (µs, or GB/s = declared bytes / time, so a time's high end is the GB/s low end)."""
+    for v, pts in series.items():
+        band = [(n, *sorted((value(r, r.ci_low_seconds), value(r, r.ci_high_seconds))))
+                for n, _, r in pts if r.ci_low_seconds is not None]
+        if band:
+            panel.intervals[v] = band
+        capped = [n for n, _, r in pts if r.precision_reached is False]
+        if capped:
+            panel.capped[v] = capped
+    return panel
+
+
+def _gbps(r: Record, seconds: float) -> float:
+    return r.bytes_per_second * r.seconds / seconds / 1e9   # declared bytes per call / time
+
+
+def _us(r: Record, seconds: float) -> float:
+    return seconds * 1e6
 
 
 @dataclass
@@ -580,7 +619,8 @@ def bandwidth_charts(gpus: Sequence[Gpu]) -> List[LineChart]:
                     what = "read" if kind == "read" else "copy (read + write)"
                     roof = HLine(ceiling / 1e9, f"measured {what} ceiling {ceiling / 1e9:.0f} GB/s", "ceiling")
                     hlines.append(roof)
-            panel = Panel(panel_label(g), {v: [(n, y) for n, y, _ in pts] for v, pts in series.items()}, hlines)
+            panel = with_intervals(Panel(panel_label(g), {v: [(n, y) for n, y, _ in pts] for v, pts in series.items()},
+                                         hlines), series, _gbps)
             if family != CEILING_FAMILY:   # the ladder at the family's largest N
                 at = max(n for pts in series.values() for n, _, _ in pts)
                 panel.bars = [(v, y, n) for v, pts in series.items() for n, y, _ in pts if n == at]
@@ -632,7 +672,8 @@ def time_charts(gpus: Sequence[Gpu], max_n: int = LAUNCH_BOUND_MAX_N) -> List[Li
         for g in gpus:
             series = time_series(g.records, max_n).get(chart)
             if series:
-                panels.append(Panel(panel_label(g), {v: [(n, t) for n, t, _ in pts] for v, pts in series.items()}))
+                panels.append(with_intervals(Panel(panel_label(g), {v: [(n, t) for n, t, _ in pts]
+                                                                    for v, pts in series.items()}), series, _us))
         if panels:
             family, type_ = chart
             out.append(LineChart(f"time_{family}_{type_}",

@@ -26,7 +26,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from benchtools.cli import Parser, load, one_of, warn
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n
-from benchtools.shape import Chart, Gpu, best_at, by_chart, choose_baseline, config_text, kernels, n_label, parse_n
+from benchtools.shape import (NOT_REACHED_MARK, NOT_REACHED_NOTE, Chart, Gpu, best_at, by_chart, choose_baseline,
+                              config_text, interval_text, kernels, n_label, parse_n)
 from benchtools.versus import versus_tables
 
 FORMATS = ("markdown", "csv")
@@ -86,7 +87,17 @@ def compare_rows(gpus: Sequence[Gpu], n: int | None) -> Dict[Chart, Tuple[int, L
 # ---------------------------------------------------------------- printing
 
 def _us(r: Optional[Record], digits: int = 1) -> str:
-    return f"{r.seconds * 1e6:.{digits}f}" if r else "-"
+    """µs per call, with its interval and the not-reached mark where the file has them."""
+    return f"{r.seconds * 1e6:.{digits}f}{interval_text(r)}" if r else "-"
+
+
+def _interval_csv(r: Record) -> List[str]:
+    """us_ci_low, us_ci_high, samples, stop_reason (empty for a file without intervals)."""
+    return [_num(r.ci_low_seconds * 1e6 if r.ci_low_seconds else None),
+            _num(r.ci_high_seconds * 1e6 if r.ci_high_seconds else None), _num(r.samples), r.stop_reason or ""]
+
+
+INTERVAL_CSV = ["us_ci_low", "us_ci_high", "samples", "stop_reason"]
 
 
 def _frac(r: Optional[Record], peak: Optional[float]) -> str:
@@ -116,6 +127,11 @@ class _Out:
         lines = [f"\n#### {heading}\n", "| " + " | ".join(header) + " |",
                  "|" + "|".join("---:" if a == "r" else "---" for a in align) + "|"]
         lines += ["| " + " | ".join(row) + " |" for row in rows]
+        cells = [c for row in rows for c in row]
+        if any(" ± " in c for c in cells):
+            lines += ["", "µs: the median per call ± the half-width of its 95% interval (the wider side)."]
+        if any(c.endswith(NOT_REACHED_MARK) for c in cells):
+            lines += ["", NOT_REACHED_NOTE]
         self.buffer.write("\n".join(lines) + "\n")
 
     def note(self, text: str) -> None:
@@ -156,11 +172,11 @@ def print_summary(gpus: Sequence[Gpu], n: int | None, baseline: str | None, orde
                     csv_rows.append([g.label, family, type_, r.n, v, r.role, _num(r.block), _num(r.batch),
                                      _num(r.seconds * 1e6), _num(r.bytes_per_second / 1e9),
                                      _num(r.bytes_per_second / g.peak_bandwidth if g.peak_bandwidth else None),
-                                     base or "", _num(ratio)])
+                                     base or "", _num(ratio), *_interval_csv(r)])
             rows.append(row)
         out.table(f"{family} {type_} at N = {n_label(at)}", header, align, rows,
                   ["gpu", "family", "type", "n", "variant", "role", "block", "batch", "us", "gbps", "of_peak",
-                   "baseline", "vs_baseline"], csv_rows)
+                   "baseline", "vs_baseline", *INTERVAL_CSV], csv_rows)
     return bool(charts)
 
 
@@ -177,10 +193,10 @@ def print_times(gpus: Sequence[Gpu], sizes: Sequence[int], out: _Out) -> bool:
         for v in variants:
             got = [rows_.get(key, {}).get(v, {}) for rows_ in per_gpu]
             rows.append([v] + [_us(got[i].get(s), 2) for s, i in columns])
-            csv_rows += [[gpus[i].label, family, type_, v, s, _num(got[i][s].seconds * 1e6)]
+            csv_rows += [[gpus[i].label, family, type_, v, s, _num(got[i][s].seconds * 1e6), *_interval_csv(got[i][s])]
                          for s, i in columns if s in got[i]]
         out.table(f"{family} {type_}: time per call (µs)", header, ["l"] + ["r"] * len(columns), rows,
-                  ["gpu", "family", "type", "variant", "n", "us"], csv_rows)
+                  ["gpu", "family", "type", "variant", "n", "us", *INTERVAL_CSV], csv_rows)
     return bool(charts)
 
 
@@ -231,8 +247,8 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             rows, csv_rows = [], []
             for row in t.rows:
                 k = row.kernel
-                cells = [n_label(row.n), f"{k.seconds * 1e6:.2f}" + (f" ({config_text(k)})" if config_text(k) else "")]
-                cells += [f"{row.paths[v].seconds * 1e6:.2f}" if v in row.paths else "-" for v in t.paths]
+                cells = [n_label(row.n), _us(k, 2) + (f" ({config_text(k)})" if config_text(k) else "")]
+                cells += [_us(row.paths.get(v), 2) for v in t.paths]
                 for _, variants in cols:
                     f = row.fastest(variants)
                     cells.append(_x(f[1].seconds / k.seconds) if f else "-")
