@@ -48,7 +48,7 @@ def test_gpu_slug_is_the_cpp_slug(name, slug):
 
 
 def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measuring(tmp_path):
-    assert not (BASELINES / "nvidia-a100-sxm4-80gb.json").exists()
+    assert not list(BASELINES.glob("nvidia-a100-sxm4-80gb.json*"))
     out = run(REGRESSION, path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA A100-SXM4-80GB")],
                cwd=tmp_path)
     assert out.returncode == 2
@@ -60,7 +60,7 @@ def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measurin
 
 def test_each_committed_gpu_model_has_its_baseline_and_noise_file():
     for slug in ("nvidia-h200", "nvidia-h100-80gb-hbm3"):
-        assert (BASELINES / f"{slug}.json").exists()
+        assert (BASELINES / f"{slug}.json.gz").exists()   # runs are stored compressed (results/README.md)
         assert (BASELINES.parent / "regression" / f"noise_{slug}.json").exists()
 
 
