@@ -29,8 +29,8 @@ CPU_COLOR = "#8c564b"
 UNKNOWN_COLOR = "#7a7a7a"                                  # no declared role: neutral
 DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 SUFFIX = {"best": " (best hand-written)", "library": " (library)", "cpu": " (CPU)"}
-
 NOT_REACHED_LABEL = "hollow: precision not reached (time or sample cap)"
+
 
 def pyplot():
     import matplotlib
@@ -498,18 +498,6 @@ def versus_chart(chart: VersusChart):
     return fig
 
 
-def _times_formatter():
-    from matplotlib.ticker import FuncFormatter
-
-    return FuncFormatter(lambda v, _: f"{v:g}x")
-
-
-def legend_label(variant: str, e: Optional[Emphasis]) -> str:
-    return variant + (SUFFIX.get(e.kind, "") if e else "")
-
-
-__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "versus_chart", "ab_chart", "line_style",
-           "legend_label", "pyplot"]
 def ab_chart(chart):
     """bench-ab --chart: a panel per family/type, variant / chosen time against N with
     each ratio's 95% interval as a bar, the line at 1 and the band of ±precision
@@ -538,3 +526,15 @@ def ab_chart(chart):
     return fig
 
 
+def _times_formatter():
+    from matplotlib.ticker import FuncFormatter
+
+    return FuncFormatter(lambda v, _: f"{v:g}x")
+
+
+def legend_label(variant: str, e: Optional[Emphasis]) -> str:
+    return variant + (SUFFIX.get(e.kind, "") if e else "")
+
+
+__all__ = ["FORMATS", "save", "close", "line_chart", "roofline", "heatmap", "versus_chart", "ab_chart", "line_style",
+           "legend_label", "pyplot"]
