@@ -2,6 +2,7 @@
 history (calibration, per-benchmark allowed change, floor, classes), throttled
 benchmarks; and a replay of the committed H200 A/A runs."""
 import dataclasses
+import gzip
 import json
 import math
 import statistics
@@ -249,10 +250,10 @@ def test_throttled_does_not_hide_another_regression(tmp_path, calibrated):
 
 # --- replay of the committed H200 A/A runs ------------------------------------------------------------------
 
-AA_RUNS = ["results/regression/baseline_15b4033_nvidia-h200.json", "results/regression/aa1_nvidia-h200.json",
-           "results/regression/aa2_nvidia-h200.json",                                      # build 15b4033
-           "results/regression/baseline_efa9852_nvidia-h200.json",
-           "results/regression/aa3_nvidia-h200.json"]  # build efa9852
+AA_RUNS = ["results/regression/baseline_15b4033_nvidia-h200.json.gz", "results/regression/aa1_nvidia-h200.json.gz",
+           "results/regression/aa2_nvidia-h200.json.gz",                                      # build 15b4033
+           "results/regression/baseline_efa9852_nvidia-h200.json.gz",
+           "results/regression/aa3_nvidia-h200.json.gz"]  # build efa9852
 NOISE_FILE = "results/regression/noise_nvidia-h200.json"
 
 
@@ -351,3 +352,121 @@ def test_replay_cli_reports_false_alarms_and_detection(tmp_path, capsys):
 def test_replay_cli_needs_two_runs_of_one_build(tmp_path, capsys):
     assert replay.main([BASE]) == 2
     assert capsys.readouterr().err.strip() == "bench-replay: no two runs of one build (git_commit): nothing to replay"
+
+
+# --- the precision-sampled suite (fixtures: make_gate_fixtures.py) ----------------------------------------
+
+GATE_HISTORY = [str(FIXTURES / f"gate_h{j}.json") for j in (1, 2, 3)]
+GATE_BASE = str(FIXTURES / "gate_base.json")
+PLANTED = ("reduce_sum/i32/floor_sum/N:16777216", "reduce_sum/i32/floor_sum/N:268435456")
+SHIFTED = "reduce_sum/i32/batched_vec16/N:268435456/block:256/batch:16"
+
+
+@pytest.fixture
+def gate_noise(tmp_path):
+    path = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *GATE_HISTORY, "--out", str(path)]) == 0
+    return str(path)
+
+
+def gate(tmp_path, candidate, noise_file, *extra):
+    return verdicts(tmp_path, GATE_BASE, str(FIXTURES / f"gate_{candidate}.json"), "--noise", noise_file,
+                    "--roles", "kernel,library", *extra)
+
+
+@pytest.mark.parametrize("candidate", ["aa1", "aa2", "aa3"])
+def test_sampled_a_a_pairs_flag_nothing(tmp_path, gate_noise, candidate):
+    rc, rows, v = gate(tmp_path, candidate, gate_noise)
+    assert rc == 0 and v["status"] == "pass"
+    assert all(r["verdict"] == compare.UNCHANGED for r in rows.values())
+    row = rows[SHIFTED]
+    low, high = row["change_interval"]                   # the change's 95% interval, from the repetitions'
+    assert low < row["change"] < high and high - low < 0.01
+
+
+def test_sampled_planted_3_percent_is_flagged_with_nothing_else(tmp_path, gate_noise):
+    rc, rows, v = gate(tmp_path, "planted3", gate_noise, "--force")   # a planted build is another condition
+    assert rc == 1
+    assert sorted(n for n, r in rows.items() if r["verdict"] == compare.REGRESSED) == sorted(PLANTED)
+    assert all(r["verdict"] == compare.UNCHANGED for n, r in rows.items() if n not in PLANTED)
+
+
+def test_a_repetition_that_stopped_on_time_widens_the_allowance_instead_of_flagging(tmp_path, gate_noise):
+    # The same +2.5% on the same benchmark: flagged when the repetitions reached their precision,
+    # marked imprecise (and not flagged) when they stopped on time with ±2% intervals.
+    rc, rows, _ = gate(tmp_path, "precise_shift", gate_noise)
+    assert rc == 1 and rows[SHIFTED]["verdict"] == compare.REGRESSED and "imprecise" not in rows[SHIFTED]
+    precise_allowed = rows[SHIFTED]["allowed_change"]
+    rc, rows, _ = gate(tmp_path, "timecap", gate_noise)
+    row = rows[SHIFTED]
+    assert rc == 0 and row["verdict"] == compare.UNCHANGED and row["imprecise"] == "candidate"
+    assert row["change"] > precise_allowed                   # would have been flagged at the usual allowance
+    assert row["allowed_change"] > row["change"] and row["widest_half_width"] > 0.01
+
+
+def test_the_summary_says_how_the_candidate_was_sampled_and_marks_imprecise_benchmarks(tmp_path, gate_noise, capsys):
+    assert compare.main([GATE_BASE, str(FIXTURES / "gate_timecap.json"), "--noise", gate_noise]) == 0
+    out = capsys.readouterr().out
+    assert "Candidate sampled to ±0.25%, max 0.25 s; 33 repetitions stopped " in out
+    assert "by the repetitions' own 95% intervals" in out
+    line = next(x for x in out.splitlines() if x.startswith(f"| `{SHIFTED}` |"))
+    assert "unchanged (imprecise: candidate stopped before its precision, ±" in line
+
+
+def test_replay_of_sampled_runs_catches_3_percent_at_2_28(gate_noise):
+    runs = [load_results(p) for p in [GATE_BASE] + [str(FIXTURES / f"gate_aa{j}.json") for j in (1, 2, 3)]]
+    result = replay.replay(runs, 0.03, compare.Settings(noise=noise.load_noise(gate_noise)))
+    assert result.false_alarms == [] and len(result.pairs) == 12
+    kernels = result.classes[("kernel", False, 1 << 28)]
+    assert kernels.caught == kernels.tried
+
+
+def _old_format(tmp_path, path):
+    """A sampled fixture as the suite before precision sampling wrote it: no intervals."""
+    doc = json.loads(Path(path).read_text())
+    for key in ("precision_percent", "max_time_seconds", "min_samples", "max_samples", "suite_wall_seconds"):
+        doc["context"].pop(key)
+    for b in doc["benchmarks"]:
+        for key in ("samples", "ci_low", "ci_high", "stop_reason"):
+            b.pop(key, None)
+    out = tmp_path / f"old_{Path(path).name}"
+    out.write_text(json.dumps(doc))
+    return str(out)
+
+
+def test_an_old_format_baseline_or_noise_file_is_refused_in_one_line(tmp_path, capsys, gate_noise):
+    old_base = _old_format(tmp_path, GATE_BASE)
+    cand = str(FIXTURES / "gate_aa1.json")
+    assert compare.main([old_base, cand, "--noise", gate_noise]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert "sampling 'iterations (before precision sampling)' vs '±0.25%, max 0.25 s'" in err
+    assert "the baseline predates precision sampling: refresh them on this GPU with " \
+           "tools/run-regression --refresh-baseline" in err
+    old_noise = tmp_path / "old_noise.json"
+    assert compare.main(["--calibrate", *[_old_format(tmp_path, p) for p in GATE_HISTORY],
+                         "--out", str(old_noise)]) == 0
+    capsys.readouterr()
+    assert compare.main([GATE_BASE, cand, "--noise", str(old_noise)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "the noise file predates precision sampling" in err
+
+
+def test_a_committed_noise_file_from_before_the_key_reads_as_before_sampling():
+    model = noise.load_noise(str(REPO / NOISE_FILE))
+    assert model.conditions["sampling"] == noise.BEFORE_SAMPLING
+
+
+def test_another_precision_is_another_condition(tmp_path, capsys):
+    doc = json.loads(Path(FIXTURES / "gate_aa1.json").read_text())
+    doc["context"]["precision_percent"] = 0.5
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    assert compare.main([GATE_BASE, str(cand)]) == 2
+    assert "sampling '±0.25%, max 0.25 s' vs '±0.5%, max 0.25 s'" in capsys.readouterr().err
+
+
+def test_a_gzipped_noise_file_is_read(tmp_path, gate_noise):
+    packed = tmp_path / "noise.json.gz"
+    packed.write_bytes(gzip.compress(Path(gate_noise).read_bytes()))
+    assert noise.load_noise(str(packed)).benchmarks == noise.load_noise(gate_noise).benchmarks

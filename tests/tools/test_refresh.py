@@ -2,6 +2,7 @@
 session's runs filed in their own folder, the noise file recalibrated from them and
 the earlier history that still applies; and the script around it, with a stand-in
 cuda_bench, nvidia-smi and cmake (no GPU, no build)."""
+import gzip
 import json
 import os
 import shutil
@@ -58,12 +59,12 @@ def test_a_refresh_files_its_runs_and_calibrates_the_noise_file_from_them(repo, 
     assert rc == 0, err
     folder = f"{HISTORY}/{GPU_SLUG}_20261122"
     for source, name in zip(runs, ("baseline", "aa1", "aa2")):
-        assert Path(f"{folder}/{name}.json").read_bytes() == Path(source).read_bytes()
+        assert gzip.decompress(Path(f"{folder}/{name}.json.gz").read_bytes()) == Path(source).read_bytes()
     assert Path(BASELINE).read_bytes() == Path(runs[0]).read_bytes()
     doc = json.loads(Path(NOISE).read_text())
-    assert [r["path"] for r in doc["runs"]] == [f"{folder}/{n}.json" for n in ("baseline", "aa1", "aa2")]
+    assert [r["path"] for r in doc["runs"]] == [f"{folder}/{n}.json.gz" for n in ("baseline", "aa1", "aa2")]
     # the same model as bench-compare --calibrate of the committed copies
-    expected = noise.calibrate([load_results(f"{folder}/{n}.json") for n in ("baseline", "aa1", "aa2")])
+    expected = noise.calibrate([load_results(f"{folder}/{n}.json.gz") for n in ("baseline", "aa1", "aa2")])
     assert doc == expected.to_json()
     assert all(b["df"] == 2 for b in doc["benchmarks"].values())
     assert f"commit them: git add {BASELINE} {folder} {NOISE}" in out.splitlines()
@@ -94,7 +95,7 @@ def test_the_folder_is_named_by_the_utc_date_and_never_reused(repo, capsys):
     runs[0] = write_run(runs[0], "compare_base", "feed123", "2026-11-22T23:30:00-05:00")
     rc, out, err = refresh_main(runs, capsys)
     assert rc == 0, err
-    assert f"this session's 3 runs: {HISTORY}/{GPU_SLUG}_20261123c/ (baseline.json, aa1.json, aa2.json)" in out
+    assert f"this session's 3 runs: {HISTORY}/{GPU_SLUG}_20261123c/ (baseline.json.gz, aa1.json.gz, aa2.json.gz)" in out
     assert (repo / HISTORY / f"{GPU_SLUG}_20261123" / "baseline.json").read_text() == "earlier session"
 
 
@@ -137,7 +138,7 @@ def test_the_history_keeps_earlier_runs_that_still_apply_and_names_those_left_ou
     assert rc == 0, err
     doc = json.loads(Path(NOISE).read_text())
     folder = f"{HISTORY}/{GPU_SLUG}_20261122"
-    assert [r["path"] for r in doc["runs"]] == [f"{folder}/{n}.json" for n in ("baseline", "aa1", "aa2")] + kept
+    assert [r["path"] for r in doc["runs"]] == [f"{folder}/{n}.json.gz" for n in ("baseline", "aa1", "aa2")] + kept
     assert f"noise file {NOISE}: 3 runs of this session + 2 earlier (2 builds)" in out
     left = {line.split(": ", 2)[1]: line.split(": ", 2)[2] for line in out.splitlines()
             if line.startswith("left out of the history: ")}
@@ -161,8 +162,8 @@ def test_a_run_already_in_the_history_is_not_counted_twice(repo, capsys):
     assert rc == 0, err
     doc = json.loads(Path(NOISE).read_text())
     assert len(doc["runs"]) == 3 and all(r["path"].startswith(f"{HISTORY}/{GPU_SLUG}_20261122b/") for r in doc["runs"])
-    assert (f"left out of the history: {HISTORY}/{GPU_SLUG}_20261122/aa1.json: the same run as "
-            f"{HISTORY}/{GPU_SLUG}_20261122b/aa1.json") in out
+    assert (f"left out of the history: {HISTORY}/{GPU_SLUG}_20261122/aa1.json.gz: the same run as "
+            f"{HISTORY}/{GPU_SLUG}_20261122b/aa1.json.gz") in out
 
 
 def test_an_unreadable_noise_file_is_replaced_with_a_note(repo, capsys):
@@ -293,7 +294,8 @@ def test_refresh_baseline_measures_baseline_and_aa_runs_then_the_gate_uses_their
     calls = (checkout / "cuda_bench.log").read_text().splitlines()
     assert [c.split()[-1] for c in calls] == [f"--benchmark_out=build/regression/{n}.json"
                                               for n in ("baseline", "aa1", "aa2")]
-    assert all(c.split()[:2] == ["--sizes=16777216,268435456", "--benchmark_repetitions=10"] for c in calls)
+    assert all(c.split()[:5] == ["--sizes=16777216,268435456", "--benchmark_repetitions=3", "--precision=0.25",
+                                 "--max-time=0.25", "--min-samples=8"] for c in calls)
     assert "regression suite, run 3 of 3 (A/A run 2)" in r.stderr
     folder = f"results/regression/{GPU_SLUG}_20261122"
     assert f"commit them: git add {BASELINE} {folder} {NOISE}" in r.stdout
@@ -309,6 +311,21 @@ def test_refresh_baseline_measures_baseline_and_aa_runs_then_the_gate_uses_their
     assert "make one on this GPU model: tools/run-regression --refresh-baseline   (a new baseline" in r.stderr
     r = run_regression(checkout, REGRESSION_AA_RUNS="0")
     assert "make one on this GPU model: REGRESSION_AA_RUNS=2 tools/run-regression --refresh-baseline" in r.stderr
+
+
+@needs_build_packages
+def test_a_compressed_baseline_is_the_one_refreshed_and_stays_compressed(checkout):
+    packed = checkout / f"{BASELINE}.gz"
+    packed.parent.mkdir(parents=True)
+    packed.write_bytes(gzip.compress((checkout / "runs" / "run1.json").read_bytes()))
+    r = run_regression(checkout, "--refresh-baseline")
+    assert r.returncode == 0, r.stderr
+    assert f"commit them: git add {BASELINE}.gz results/regression/{GPU_SLUG}_20261122 {NOISE}" in r.stdout
+    assert gzip.decompress(packed.read_bytes()) == (checkout / "build/regression/baseline.json").read_bytes()
+    assert not (checkout / BASELINE).exists()
+    r = run_regression(checkout)   # the gate reads the compressed baseline, and the noise file beside it
+    verdict = json.loads((checkout / "build/regression/verdict.json").read_text())
+    assert (verdict["baseline"]["path"], verdict["noise"]) == (f"{BASELINE}.gz", NOISE), r.stderr
 
 
 @needs_build_packages

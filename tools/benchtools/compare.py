@@ -5,13 +5,16 @@
       [--markdown PATH] [--verdict PATH] [--medians PATH]
   python3 -m benchtools.compare --calibrate A_A_RUN.json ... --out NOISE.json
 
-Per benchmark in both files: the median of the repetition times on each side and
-a one-sided Mann-Whitney U test over those times. A benchmark regressed when the
+Per benchmark in both files: the median of the repetition times on each side, and
+whether the change is significant: for precision-sampled runs from the repetitions'
+own 95% intervals, for runs from before precision sampling by a one-sided
+Mann-Whitney U test over the repetitions. A benchmark regressed when the
 candidate is significantly slower (p < alpha) by more than its allowed change:
-from the noise file (its between-run drift in A/A runs, docs/gate.md), never
-below the floor; without a noise file, or for a benchmark without history, the
-fixed threshold. Improvements never fail; an error in the candidate fails; a
-benchmark throttled on either side is reported as throttled, not regressed.
+from the noise file (its between-run drift in A/A runs, widened by imprecise
+repetitions; docs/gate.md), never below the floor; without a noise file, or for
+a benchmark without history, the fixed threshold. Improvements never fail; an
+error in the candidate fails; a benchmark throttled on either side is reported
+as throttled, not regressed; one that stopped on time is marked imprecise.
 Exit 0: nothing regressed; 1: something regressed or broke; 2: unusable input
 (one line on stderr): a broken file, different run conditions (--force), or
 benchmarks with too few repetitions to test.
@@ -20,24 +23,24 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 import sys
 import traceback
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from scipy.stats import mannwhitneyu
+from scipy.stats import mannwhitneyu, norm
 
 from benchtools import noise
 from benchtools.cli import Parser, check_writable, checked, write_text
-from benchtools.noise import Allowance, BenchClass, NoiseModel, repetition_times
+from benchtools.noise import Allowance, BenchClass, NoiseModel, Repetitions, repetitions
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
+from benchtools.stats import Z95
 
 # Without A/A history: the old single threshold, from the A/A noise measured on the
 # H200 before per-benchmark thresholds (largest |change| 4.4%, a thrust call).
 DEFAULT_THRESHOLD = 0.06
 DEFAULT_ALPHA = 0.05
-MIN_REPETITIONS = 3  # per side; with 2 vs 2 the smallest one-sided p is 1/6: no test at all
+MIN_REPETITIONS = 3  # per side: the regression suite's; a median of 3 outlasts one disturbed repetition
 
 REGRESSED, IMPROVED, UNCHANGED, ERROR, THROTTLED, TOO_FEW = (
     "regressed", "improved", "unchanged", "error", "throttled", "too few repetitions")
@@ -57,6 +60,9 @@ class Row:
     allowed: Optional[Allowance] = None
     error: str = ""
     throttled: str = ""                   # "baseline", "candidate" or "both"
+    change_interval: Optional[Tuple[float, float]] = None   # 95%, from the repetitions' intervals
+    imprecise: str = ""                   # side(s) with a repetition that stopped before its precision
+    half_width: Optional[float] = None    # the widest repetition interval of either side (relative)
 
 
 def error_messages(run: Results) -> Dict[str, str]:
@@ -66,15 +72,29 @@ def error_messages(run: Results) -> Dict[str, str]:
     return out
 
 
-def judge(name: str, base: List[float], cand: List[float], allowed: Allowance, alpha: float) -> Row:
-    bm, cm = statistics.median(base), statistics.median(cand)
-    row = Row(name, UNCHANGED, None, bm, cm, cm / bm - 1, reps=(len(base), len(cand)), allowed=allowed)
-    if min(len(base), len(cand)) < MIN_REPETITIONS:
+def _side(base: bool, cand: bool) -> str:
+    return "both" if base and cand else "baseline" if base else "candidate" if cand else ""
+
+
+def judge(name: str, base: Repetitions, cand: Repetitions, allowed: Allowance, alpha: float) -> Row:
+    bm, cm = base.median, cand.median
+    row = Row(name, UNCHANGED, None, bm, cm, cm / bm - 1, reps=(len(base.times), len(cand.times)), allowed=allowed,
+              imprecise=_side(base.imprecise, cand.imprecise))
+    if min(row.reps) < MIN_REPETITIONS:
         row.verdict = TOO_FEW
         return row
-    # Test the direction the medians moved; "greater" = candidate times larger.
-    p = mannwhitneyu(cand, base, alternative="greater" if row.change >= 0 else "less").pvalue
-    row.p_value = 1.0 if math.isnan(p) else float(p)  # nan only for degenerate input
+    if base.intervals is not None and cand.intervals is not None:
+        # Precision-sampled runs: each side's ln(median) with its standard error from the
+        # repetitions' own intervals; the change's 95% interval and a z test.
+        d, se = math.log(cm / bm), math.hypot(base.se(), cand.se())
+        row.change_interval = (math.expm1(d - Z95 * se), math.expm1(d + Z95 * se))
+        row.half_width = math.expm1(max(base.half_width, cand.half_width))
+        row.p_value = float(norm.sf(abs(d) / se)) if se > 0 else (0.0 if d else 1.0)
+    else:
+        # Runs from before precision sampling: the repetitions are the samples.
+        # Test the direction the medians moved; "greater" = candidate times larger.
+        p = mannwhitneyu(cand.times, base.times, alternative="greater" if row.change >= 0 else "less").pvalue
+        row.p_value = 1.0 if math.isnan(p) else float(p)  # nan only for degenerate input
     # Symmetric in log space: x% slower counts like the speed-up that undoes it.
     limit = math.log1p(allowed.threshold)
     if row.p_value < alpha and abs(math.log(cm / bm)) > limit:
@@ -134,13 +154,12 @@ def _class_of(name: str, *sources: Dict[str, BenchClass]) -> BenchClass:
 
 
 def _throttled_side(name: str, baseline: Results, candidate: Results) -> str:
-    b, c = name in baseline.throttled, name in candidate.throttled
-    return "both" if b and c else "baseline" if b else "candidate" if c else ""
+    return _side(name in baseline.throttled, name in candidate.throttled)
 
 
 def compare(baseline: Results, candidate: Results, settings: Settings | None = None) -> Comparison:
     settings = settings or Settings()
-    base, cand = repetition_times(baseline), repetition_times(candidate)
+    base, cand = repetitions(baseline), repetitions(candidate)
     base_err, cand_err = error_messages(baseline), error_messages(candidate)
     history = settings.noise
     history_classes = {n: b.bench_class for n, b in history.benchmarks.items()} if history else {}
@@ -157,7 +176,7 @@ def compare(baseline: Results, candidate: Results, settings: Settings | None = N
             continue
         if n in cand_err and n in base_names:
             # A kernel that broke is worse than a slow one: this fails the gate.
-            rows.append(Row(n, ERROR, cls, statistics.median(base[n]) if n in base else None, error=cand_err[n]))
+            rows.append(Row(n, ERROR, cls, base[n].median if n in base else None, error=cand_err[n]))
         elif n in cand and n in base:
             sigma, source = (None, "fixed")
             if history is not None and not settings.force_fixed:
@@ -187,17 +206,39 @@ def _time(seconds: Optional[float]) -> str:
 def _verdict_cell(r: Row) -> str:
     if r.verdict == ERROR:
         return f"**error**: {r.error.replace('|', '/')}" if r.error else "**error**"  # a | would split the cell
-    if r.verdict == REGRESSED:
-        return "**regressed**"
     if r.verdict == THROTTLED:
         return f"throttled ({r.throttled}): not judged"
     if r.verdict == TOO_FEW:
         return f"too few repetitions ({r.reps[0]} vs {r.reps[1]}; need {MIN_REPETITIONS} each): not tested"
-    return r.verdict
+    cell = "**regressed**" if r.verdict == REGRESSED else r.verdict
+    if r.imprecise:
+        width = f", ±{r.half_width:.2%}" if r.half_width is not None else ""
+        cell += f" (imprecise: {r.imprecise} stopped before its precision{width}; allowance widened)"
+    return cell
+
+
+def _change_cell(r: Row) -> str:
+    if r.change is None:
+        return "–"
+    if r.change_interval is None:
+        return f"{r.change:+.2%}"
+    return f"{r.change:+.2%} [{r.change_interval[0]:+.2%}, {r.change_interval[1]:+.2%}]"
 
 
 def _who(run: Results) -> str:
     return f"{run.gpu}, commit `{run.context.get('git_commit', 'unknown')}` (`{run.path}`)"
+
+
+def sampling_summary(run: Results) -> Optional[str]:
+    """How a precision-sampled run went: the precision asked for, how its repetitions
+    stopped, its wall time; None for a run from before precision sampling."""
+    reasons = [r.stop_reason for r in run.records if r.aggregate is None and r.stop_reason]
+    if not reasons:
+        return None
+    counts = ", ".join(f"{reasons.count(k)} on {k}" for k in ("precision", "time", "samples") if k in reasons)
+    wall = run.context_number("suite_wall_seconds")
+    return (f"sampled to {noise.sampling(run.context)}; {len(reasons)} repetitions stopped {counts}"
+            + (f"; suite {wall:.1f} s" if wall else ""))
 
 
 def board_note(baseline: Results, candidate: Results) -> Optional[str]:
@@ -222,9 +263,13 @@ def _rule(c: Comparison) -> str:
         allowed = (f"by more than its allowed change: {noise.MULTIPLIER:g} × the sd of the change expected "
                    f"from A/A history (`{s.noise.path}`, {len(s.noise.runs)} runs) and both runs' "
                    f"repetitions, at least {s.floor:.1%}; {s.fixed:.1%} where there is no history")
-    return (f"Regressed = candidate slower {allowed}, with one-sided Mann-Whitney U p < {s.alpha:g} over the "
-            f"repetitions; errors in the candidate fail the check; improvements never do; a benchmark "
-            f"throttled in either run is reported, not judged.")
+    sampled = any(r.change_interval is not None for r in c.rows)
+    test = (f"significant at one-sided p < {s.alpha:g} by the repetitions' own 95% intervals (the change's "
+            f"interval is shown)" if sampled else
+            f"with one-sided Mann-Whitney U p < {s.alpha:g} over the repetitions")
+    return (f"Regressed = candidate slower {allowed}, and {test}; errors in the candidate fail the check; "
+            f"improvements never do; a benchmark throttled in either run is reported, not judged; one "
+            f"that stopped on time is marked imprecise, its allowance widened by its interval.")
 
 
 def markdown(c: Comparison) -> str:
@@ -233,6 +278,7 @@ def markdown(c: Comparison) -> str:
         "",
         f"Baseline: {_who(c.baseline)}  ",
         f"Candidate: {_who(c.candidate)}  ",
+        *([f"Candidate {summary}  "] if (summary := sampling_summary(c.candidate)) else []),
         *([f"**Note:** {note}  "] if (note := board_note(c.baseline, c.candidate)) else []),
         _rule(c),
         "",
@@ -240,7 +286,7 @@ def markdown(c: Comparison) -> str:
         "|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in c.rows:
-        change = "–" if r.change is None else f"{r.change:+.2%}"
+        change = _change_cell(r)
         allowed = "–" if r.allowed is None else f"{r.allowed.threshold:.2%}"
         p = "–" if r.p_value is None else f"{r.p_value:.3g}"
         lines.append(f"| `{r.name}` | {_time(r.base_median)} | {_time(r.cand_median)} | {change} | {allowed} | {p} | "
@@ -275,12 +321,17 @@ def verdict_json(c: Comparison) -> dict:
             d["error"] = r.error
         if r.throttled:
             d["throttled"] = r.throttled
+        if r.change_interval is not None:
+            d.update(change_interval=list(r.change_interval), widest_half_width=r.half_width)
+        if r.imprecise:
+            d["imprecise"] = r.imprecise
         return d
 
     s = c.settings
     return {"status": "regression" if c.failed else "pass", "alpha": s.alpha, "floor": s.floor,
             "fixed_threshold": s.fixed, "noise": s.noise.path if s.noise else None,
             "baseline": who(c.baseline), "candidate": who(c.candidate),
+            "candidate_sampling": sampling_summary(c.candidate),
             "min_detectable_by_class": [{"class": label, "benchmarks": k, "median": med, "worst": worst,
                                          "allowed_from": src}
                                         for label, k, med, worst, src in c.detectable_by_class()],
@@ -292,8 +343,8 @@ def medians_json(candidate: Results) -> dict:
     """One median entry per benchmark, in Google Benchmark's format, for
     github-action-benchmark's 'googlecpp' tool (which charts one value per name)."""
     entries = []
-    for name, times in repetition_times(candidate).items():
-        us = statistics.median(times) * 1e6
+    for name, reps in repetitions(candidate).items():
+        us = reps.median * 1e6
         entries.append({"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1,
                         "repetition_index": 0, "threads": 1, "iterations": 1,
                         "real_time": us, "cpu_time": us, "time_unit": "us"})
@@ -321,11 +372,18 @@ def load_complete(path: str) -> Results:
 def check_conditions(baseline: Results, candidate: Results, history: Optional[NoiseModel]) -> List[str]:
     """What differs between the runs' conditions, and between them and the noise file's."""
     base = noise.conditions(baseline.context)
+    cand = noise.conditions(candidate.context)
     reasons = [f"{d} (baseline {baseline.path} vs candidate {candidate.path})"
-               for d in noise.condition_differences(base, noise.conditions(candidate.context))]
+               for d in noise.condition_differences(base, cand)]
     if history is not None:
         reasons += [f"{d} (baseline vs noise file {history.path})"
                     for d in noise.condition_differences(base, history.conditions)]
+    parties = [("baseline", base), ("candidate", cand)] + ([("noise file", history.conditions)] if history else [])
+    older = [what for what, c in parties if c.get("sampling") == noise.BEFORE_SAMPLING]
+    if 0 < len(older) < len(parties):
+        # The decision rule needs the repetitions' intervals, and a noise file of the same sampling.
+        reasons.append(f"the {' and '.join(older)} predate{'s' * (len(older) == 1)} precision sampling: "
+                       f"refresh them on this GPU with tools/run-regression --refresh-baseline")
     return reasons
 
 
@@ -355,9 +413,6 @@ def _gate(args) -> int:
     reasons = check_conditions(baseline, candidate, settings.noise)
     if reasons and not args.force:
         raise ResultsError(f"different run conditions: {'; '.join(reasons)} (--force compares them anyway)")
-    note = board_note(baseline, candidate)
-    if note:
-        print(f"bench-compare: note: {note}", file=sys.stderr)
     c = compare(baseline, candidate, settings)
     if not c.rows:
         raise ResultsError(f"no benchmarks in common between {baseline.path} and {candidate.path}")
@@ -372,14 +427,15 @@ def _gate(args) -> int:
         print(f"bench-compare: {c.summary}; table in {args.markdown}")
     else:
         print(table, end="")
-    if c.failed:
-        return 1
-    if c.count(TOO_FEW):
-        # A gate that could not test a benchmark must not pass it.
+    if c.count(TOO_FEW) and not c.failed:
+        # A gate that could not test a benchmark must not pass it; exit 2 says so in one line.
         print(f"bench-compare: {c.count(TOO_FEW)} benchmarks have fewer than {MIN_REPETITIONS} repetitions on one "
-              f"side and were not tested (run cuda_bench with --benchmark_repetitions=10)", file=sys.stderr)
+              f"side and were not tested (run the regression suite: tools/run-regression)", file=sys.stderr)
         return 2
-    return 0
+    note = board_note(baseline, candidate)   # beside a verdict only (the markdown carries it too)
+    if note:
+        print(f"bench-compare: note: {note}", file=sys.stderr)
+    return 1 if c.failed else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:

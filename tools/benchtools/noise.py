@@ -12,8 +12,11 @@ change comes from A/A history: runs of one build under one set of conditions.
               member does not widen its whole class)
   moderated   sigma_b^2 = (df_b s_b^2 + PRIOR_DF s_0^2) / (df_b + PRIOR_DF): a
               benchmark with little history leans on its class (empirical Bayes)
-  comparison  sd = sqrt(2 sigma_b^2 + se_base^2 + se_cand^2), se: the standard
-              error of each side's median from its own repetitions (robust: MAD)
+  comparison  sd = sqrt(2 sigma_b^2 + se_base^2 + se_cand^2), se: what each run
+              adds beyond its history: for precision-sampled runs the part of its
+              repetitions' 95% intervals wider than the precision asked for (one
+              that stopped on time widens it), for older runs the standard error
+              of the median of its repetitions (robust: MAD)
   threshold   allowed = max(FLOOR, MULTIPLIER * sd) in log units
   detectable  the slowdown caught 95% of the time: allowed + 1.645 sd
 
@@ -26,12 +29,12 @@ import json
 import math
 import statistics
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from scipy.stats import chi2
 
-from benchtools.results import Record, Results, ResultsError
+from benchtools.results import Record, Results, ResultsError, read_bytes
+from benchtools.stats import Z95
 
 FORMAT = "cuda_bench noise model 1"
 FLOOR = 0.01          # below 1% the gate claims nothing: kernels at 2^28 moved up to ~1% between A/A runs
@@ -78,6 +81,26 @@ def driver_major(context: dict) -> Optional[str]:
     return text.split(".")[0]
 
 
+BEFORE_SAMPLING = "iterations (before precision sampling)"
+
+
+def sampling(context: dict) -> str:
+    """"±0.5%, max 0.5 s" from the context's precision_percent and max_time_seconds;
+    BEFORE_SAMPLING for runs (and noise files) that predate precision sampling."""
+    p = context.get("precision_percent")
+    if p is None:
+        return BEFORE_SAMPLING
+    t = context.get("max_time_seconds")
+    return f"±{_number_text(p)}%" + (f", max {_number_text(t)} s" if t is not None else "")
+
+
+def _number_text(v) -> str:
+    try:
+        return f"{float(v):g}"
+    except (TypeError, ValueError):
+        return str(v)
+
+
 CONDITIONS = (
     ("GPU", lambda c: c.get("gpu_name")),
     ("cache mode", lambda c: c.get("cache_mode")),
@@ -87,6 +110,9 @@ CONDITIONS = (
     ("driver major version", driver_major),
     # Absent before timing modes existed: those runs were timed by events.
     ("timing mode", lambda c: c.get("timing_mode") or "events"),
+    # Precision sampling changes what a repetition's time is (a median of timed calls to
+    # ±P%, not a mean of Google Benchmark's iterations), so its drift too.
+    ("sampling", sampling),
 )
 
 
@@ -98,19 +124,96 @@ def condition_differences(a: Dict[str, Optional[str]], b: Dict[str, Optional[str
     return [f"{k} '{a.get(k)}' vs '{b.get(k)}'" for k in a if a.get(k) != b.get(k)]
 
 
-def repetition_times(run: Results) -> Dict[str, List[float]]:
-    """{name: per-repetition seconds}. Aggregates are not samples; a file with only
-    aggregates yields its median as one sample (then: too few repetitions)."""
-    plain: Dict[str, List[float]] = {}
-    medians: Dict[str, float] = {}
+@dataclass(frozen=True)
+class Repetitions:
+    """One benchmark's repetitions in one run: each one's time (seconds; the median of its
+    timed calls in a precision-sampled run) and, where the run has them, each one's 95%
+    interval, stop reason, and the precision the run asked for (a log half-width)."""
+    times: Tuple[float, ...]
+    intervals: Optional[Tuple[Tuple[float, float], ...]] = None   # None: a run before precision sampling
+    stop_reasons: Tuple[str, ...] = ()
+    precision: float = 0.0
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.times)
+
+    def scaled(self, factor: float) -> "Repetitions":
+        """The same repetitions, every time and interval times factor (a planted slowdown)."""
+        return Repetitions(tuple(t * factor for t in self.times),
+                           None if self.intervals is None else tuple((lo * factor, hi * factor)
+                                                                     for lo, hi in self.intervals),
+                           self.stop_reasons, self.precision)
+
+    def _half_widths(self) -> List[float]:
+        """Each repetition's interval in log units, its wider side."""
+        return [max(math.log(t / lo), math.log(hi / t)) for t, (lo, hi) in zip(self.times, self.intervals or ())]
+
+    @property
+    def half_width(self) -> Optional[float]:
+        """The widest repetition's interval (log units); None without intervals."""
+        return max(self._half_widths()) if self.intervals is not None else None
+
+    @property
+    def imprecise(self) -> bool:
+        """Some repetition stopped on a cap (time or samples) before reaching the precision asked for."""
+        return any(r != "precision" for r in self.stop_reasons)
+
+    def _median_se(self, half_widths: Sequence[float]) -> float:
+        """se of the ln median of k repetitions whose intervals (each +-1.96 sd) have these half-widths."""
+        k = len(half_widths)
+        rms = math.sqrt(sum(h * h for h in half_widths) / k) / Z95
+        return rms * (MEDIAN_SE if k >= 3 else 1.0) / math.sqrt(k)
+
+    def se(self) -> float:
+        """Standard error of ln(median of the repetitions): from their own intervals in a
+        precision-sampled run, else from their spread (MAD: robust to one slow repetition)."""
+        return median_se(self.times) if self.intervals is None else self._median_se(self._half_widths())
+
+    def extra_se(self) -> float:
+        """What this run adds to the comparison's sd beyond the A/A history. Sampled runs: for
+        each repetition that stopped on a cap (time or samples), the part of its interval beyond
+        the precision asked for, since the A/A runs' drift already holds the sampling error of
+        runs that reached it; so a repetition that stopped on time with a wide interval widens
+        the allowed change instead of raising an alarm. Runs before precision sampling: the
+        se of their spread, as ever."""
+        if self.intervals is None:
+            return median_se(self.times)
+        # A repetition that stopped on precision reached what the history's runs reached
+        # (±P, or one timer step where that is wider): nothing to add.
+        excess = [0.0 if stop == "precision" else math.sqrt(max(0.0, h * h - self.precision ** 2))
+                  for h, stop in zip(self._half_widths(), self.stop_reasons)]
+        return self._median_se(excess)
+
+
+def repetitions(run: Results) -> Dict[str, Repetitions]:
+    """{name: its repetitions}. Aggregates are not samples; a file with only aggregates
+    yields its median as one repetition (then: too few repetitions). Intervals are kept
+    when every repetition has one."""
+    plain: Dict[str, List[Record]] = {}
+    medians: Dict[str, Record] = {}
     for r in run.records:
         if r.aggregate is None:
-            plain.setdefault(r.name, []).append(r.seconds)
+            plain.setdefault(r.name, []).append(r)
         elif r.aggregate == "median":
-            medians[r.name] = r.seconds
-    for name, s in medians.items():
-        plain.setdefault(name, [s])
-    return plain
+            medians[r.name] = r
+    for name, r in medians.items():
+        plain.setdefault(name, [r])
+    percent = run.context_number("precision_percent")
+    precision = math.log1p(percent / 100) if percent else 0.0
+    out = {}
+    for name, rs in plain.items():
+        sampled = all(r.ci_low_seconds is not None and r.ci_high_seconds is not None for r in rs)
+        out[name] = Repetitions(tuple(r.seconds for r in rs),
+                                tuple((r.ci_low_seconds, r.ci_high_seconds) for r in rs) if sampled else None,
+                                tuple(r.stop_reason or "precision" for r in rs) if sampled else (),
+                                precision if sampled else 0.0)
+    return out
+
+
+def repetition_times(run: Results) -> Dict[str, List[float]]:
+    """{name: per-repetition seconds} (see repetitions())."""
+    return {name: list(reps.times) for name, reps in repetitions(run).items()}
 
 
 def classes(run: Results) -> Dict[str, BenchClass]:
@@ -240,9 +343,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
 def load_noise(path: str) -> NoiseModel:
     """Reads a noise file written by bench-compare --calibrate (ResultsError when unusable)."""
     try:
-        doc = json.loads(Path(path).read_bytes().decode("utf-8"))
-    except OSError as e:
-        raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+        doc = json.loads(read_bytes(path).decode("utf-8"))   # .json or .json.gz
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ResultsError(f"{path}: not a noise file (not UTF-8 JSON: {e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
@@ -256,7 +357,10 @@ def load_noise(path: str) -> NoiseModel:
             host = b.get("host_work")
             benchmarks[name] = BenchNoise(BenchClass(str(b["role"]), host if isinstance(host, bool) else None,
                                                      int(b["n"])), int(b["runs"]), df, sd)
-        return NoiseModel(str(doc["gpu_name"]), dict(doc["conditions"]), list(doc["runs"]), benchmarks, path)
+        conds = {label: None for label, _ in CONDITIONS}
+        conds.update(sampling=BEFORE_SAMPLING)   # a file that predates the key: calibrated from such runs
+        conds.update(dict(doc["conditions"]))
+        return NoiseModel(str(doc["gpu_name"]), conds, list(doc["runs"]), benchmarks, path)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ResultsError(f"{path}: malformed noise file ({e})") from None
 
@@ -270,12 +374,12 @@ class Allowance:
     sd: Optional[float] = None  # of ln(cand/base); None for a fixed threshold
 
 
-def allowance(sigma: Optional[float], source: str, base: Sequence[float], cand: Sequence[float],
+def allowance(sigma: Optional[float], source: str, base: Repetitions, cand: Repetitions,
               floor: float, fixed: float) -> Allowance:
     """sigma: the between-run sd from the history (None: use the fixed threshold)."""
     if sigma is None:
         return Allowance(fixed, fixed, "fixed")
-    sd = math.sqrt(2 * sigma ** 2 + median_se(base) ** 2 + median_se(cand) ** 2)
+    sd = math.sqrt(2 * sigma ** 2 + base.extra_se() ** 2 + cand.extra_se() ** 2)
     t = max(math.log1p(floor), MULTIPLIER * sd)
     return Allowance(math.expm1(t), math.expm1(t + POWER_Z * sd), source, sd)
 

@@ -7,7 +7,7 @@ What `tools/run-regression --refresh-baseline` calls once it has measured the
 regression suite 1 + K times (REGRESSION_AA_RUNS = K). The first run becomes the
 baseline (--baseline). With A/A runs (K >= 1), all of them are also kept in a new
 folder <history-dir>/<gpu slug>_<UTC date of the baseline run>[b, c, ...]/ as
-baseline.json, aa1.json, ..., and the noise file (--noise) is recalibrated
+baseline.json.gz, aa1.json.gz, ..., and the noise file (--noise) is recalibrated
 (bench-compare --calibrate) from them plus every run the old noise file lists
 that is still there unchanged and was measured under the same conditions; each
 run left out is named with the reason. A new GPU model's first baseline thus
@@ -18,8 +18,8 @@ Exit 0; 2 on unusable input (one line on stderr).
 """
 from __future__ import annotations
 
+import gzip
 import json
-import shutil
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -31,8 +31,12 @@ from typing import Dict, List, Optional, Sequence
 from benchtools import noise
 from benchtools.cli import Parser, check_writable, write_text
 from benchtools.compare import load_complete
-from benchtools.results import Results, ResultsError, load_results
+from benchtools.results import GZIP_MAGIC, Results, ResultsError, load_results
 from benchtools.shape import run_date, slug
+
+
+# The session's runs are committed compressed, as every run in results/ (results.py reads both).
+SESSION_SUFFIX = ".json.gz"
 
 
 def session_folder(history_dir: Path, run: Results, now: Optional[datetime] = None) -> Path:
@@ -168,7 +172,7 @@ def plan(runs: Sequence[str], baseline: str, noise_path: str, history_dir: str,
     if len(session) == 1:   # REGRESSION_AA_RUNS=0: the baseline alone, as before A/A runs were recorded
         return Refresh(baseline, copies, noise_path, None, None, session, History())
     folder = session_folder(Path(history_dir), session[0], now)
-    names = ["baseline.json"] + [f"aa{i}.json" for i in range(1, len(session))]
+    names = [f"baseline{SESSION_SUFFIX}"] + [f"aa{i}{SESSION_SUFFIX}" for i in range(1, len(session))]
     for run, name in zip(session, names):
         copies.append((run.path, str(folder / name)))
         run.path = str(folder / name)   # the noise file lists the committed copies
@@ -178,9 +182,14 @@ def plan(runs: Sequence[str], baseline: str, noise_path: str, history_dir: str,
 
 
 def _copy(source: str, destination: str) -> None:
+    """A byte copy; compressed on the way when the destination is a .gz (a committed
+    baseline kept as .json.gz) and the source is not."""
     try:
         Path(destination).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, destination)
+        data = Path(source).read_bytes()
+        if destination.endswith(".gz") and data[:2] != GZIP_MAGIC:
+            data = gzip.compress(data, mtime=0)   # mtime 0: the same run gives the same bytes
+        Path(destination).write_bytes(data)
     except OSError as e:
         raise ResultsError(f"{destination}: cannot write: {e.strerror or e}") from None
 
@@ -194,7 +203,14 @@ def execute(r: Refresh) -> List[str]:
     for source, destination in r.copies[1:]:   # the session's folder first, the baseline last
         _copy(source, destination)
     if r.model is not None:
-        write_text("--noise", r.noise_path, json.dumps(r.model.to_json(), indent=1) + "\n")
+        text = json.dumps(r.model.to_json(), indent=1) + "\n"
+        if r.noise_path.endswith(".gz"):
+            try:
+                Path(r.noise_path).write_bytes(gzip.compress(text.encode(), mtime=0))
+            except OSError as e:
+                raise ResultsError(f"--noise {r.noise_path}: cannot write: {e.strerror or e}") from None
+        else:
+            write_text("--noise", r.noise_path, text)
     _copy(*r.copies[0])
     lines = [f"new baseline: {r.baseline} ({r.session[0].gpu}, commit {r.session[0].context.get('git_commit')})"]
     if r.model is None:

@@ -70,19 +70,19 @@ def replay(runs: Sequence[Results], slowdown: float, settings: Settings | None =
         c = compare(base, cand, s)
         priors = model.class_priors() if model else {}
         out.pairs.append((base.path, cand.path))
-        base_t, cand_t = noise.repetition_times(base), noise.repetition_times(cand)
+        base_r, cand_r = noise.repetitions(base), noise.repetitions(cand)
         for row in c.rows:
             if row.verdict == TOO_FEW or row.allowed is None:
                 continue
             out.comparisons += 1
             if row.verdict == REGRESSED:
                 out.false_alarms.append((base.path, cand.path, row.name, row.change, row.allowed.threshold))
-            slowed = [t * (1 + slowdown) for t in cand_t[row.name]]   # a copy: the run itself is untouched
+            slowed = cand_r[row.name].scaled(1 + slowdown)   # a copy: the run itself is untouched
             sigma, source = model.sigma(row.name, row.bench_class, priors) if model else (None, "fixed")
-            allowed = noise.allowance(sigma, source, base_t[row.name], slowed, s.floor, s.fixed)
+            allowed = noise.allowance(sigma, source, base_r[row.name], slowed, s.floor, s.fixed)
             tally = out.classes.setdefault(row.bench_class.key(), ClassTally(row.bench_class))
             tally.tried += 1
-            tally.caught += judge(row.name, base_t[row.name], slowed, allowed, s.alpha).verdict == REGRESSED
+            tally.caught += judge(row.name, base_r[row.name], slowed, allowed, s.alpha).verdict == REGRESSED
             tally.detectable.append(row.allowed.detectable)
     return out
 

@@ -1,0 +1,255 @@
+"""tools/run-ab: A/B of two commits, in a temporary git repository whose commits each
+hold a stand-in cuda_bench (a Python script writing sampled JSON, planted changes and
+a drift shared by the two sides of each round), with nvidia-smi, nvcc and cmake
+stand-ins (the "build" copies the commit's stand-in). No GPU, no real build."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import build_packages_present
+
+from benchtools import run_ab
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANTED = "reduce_sum/i32/floor_sum/N:16777216"
+
+FAKE_CUDA_BENCH = """#!{python}
+# A stand-in cuda_bench: 300 samples per benchmark and burst, lognormal (1%), times this
+# build's planted factor and a drift of 1% per round shared by both sides of the round.
+import json, math, os, random, re, sys
+NAME = {name!r}
+KEEP = {keep!r}
+SLOWER = {slower!r}
+BENCHMARKS = [("reduce_sum/i32/floor_sum/N:16777216", 26.0), ("reduce_sum/i32/cub_device_reduce/N:16777216", 27.0),
+              ("scan/i32/decoupled_lookback/N:16777216/block:256/batch:8", 88.0)]
+args = sys.argv[1:]
+if "--help" in args:
+    print("cuda_bench [options]" + ("\\n  --keep-samples  every sample in the JSON" if KEEP else ""))
+    sys.exit(0)
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(NAME + " " + " ".join(args) + "\\n")
+if os.environ.get("FAKE_NO_GPU"):
+    print("cuda_bench: no CUDA device (cudaErrorNoDevice)", file=sys.stderr)
+    sys.exit(3)
+out = next(a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out="))
+drift = 1 + 0.01 * int(re.search(r"r(\\d+)_", os.path.basename(out)).group(1))
+rng = random.Random(out + "|" + NAME)
+entries = []
+for name, us in BENCHMARKS:
+    xs = sorted(us * drift * SLOWER.get(name, 1.0) * math.exp(rng.gauss(0, 0.01)) for _ in range(300))
+    entries.append({{"name": name + "/manual_time", "run_name": name + "/manual_time", "run_type": "iteration",
+                    "repetitions": 1, "repetition_index": 0, "threads": 1, "iterations": 300,
+                    "real_time": xs[150], "cpu_time": xs[150], "time_unit": "us", "role": "kernel",
+                    "samples": 300, "ci_low": xs[133], "ci_high": xs[167], "stop_reason": "time",
+                    "sample_times": xs}})
+doc = {{"context": {{"gpu_name": "NVIDIA H200", "gpu_uuid": "GPU-fake", "precision_percent": 0.5,
+                    "max_time_seconds": 0.1, "git_commit": NAME}}, "benchmarks": entries}}
+open(out, "w").write(json.dumps(doc))
+"""
+
+CMAKE = """#!/bin/sh
+# configure (-B DIR) makes the build folder; --build DIR "builds": copies this tree's stand-in
+if [ "$1" = --build ]; then cp fake_cuda_bench "$2/cuda_bench"; chmod +x "$2/cuda_bench"; exit 0; fi
+while [ $# -gt 0 ]; do
+  case $1 in -B) mkdir -p "$2"; : > "$2/CMakeCache.txt"; : > "$2/build.ninja"; shift 2 ;; *) shift ;; esac
+done
+"""
+
+needs_build_packages = pytest.mark.skipif(not build_packages_present(),
+                                          reason="the C++ build's Debian packages are not installed")
+
+
+def git(repo, *args):
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
+
+
+def commit_fake(repo, message, name, keep=True, slower=None):
+    fake = repo / "fake_cuda_bench"
+    fake.write_text(FAKE_CUDA_BENCH.format(python=sys.executable, name=name, keep=keep, slower=slower or {}))
+    fake.chmod(0o755)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """Commits: an old build without --keep-samples, v1, v2 (floor_sum 3% slower); the working tree at v2."""
+    repo = tmp_path_factory.mktemp("ab") / "repo"
+    repo.mkdir()
+    shutil.copytree(ROOT / "tools", repo / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    (repo / ".gitignore").write_text("/build*/\n__pycache__/\n")
+    git(repo, "init", "-q")
+    git(repo, "config", "user.email", "test@example.com")
+    git(repo, "config", "user.name", "test")
+    shas = {"old": commit_fake(repo, "old", "old", keep=False),
+            "v1": commit_fake(repo, "v1", "v1"),
+            "v2": commit_fake(repo, "v2", "v2", slower={PLANTED: 1.03})}
+    bin_dir = repo.parent / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
+    (bin_dir / "nvcc").write_text("#!/bin/sh\n")
+    (bin_dir / "cmake").write_text(CMAKE)
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    return repo, shas
+
+
+def run_ab_script(repo, *args, gpu=True, **env):
+    bin_dir = repo.parent / "bin"
+    path = [str(bin_dir)] if gpu else []
+    path += [str(Path(sys.executable).parent), "/usr/bin", "/bin"]
+    if not gpu:   # nvidia-smi gone: the stand-ins for the build stay reachable through a copy
+        no_gpu = repo.parent / "bin-no-gpu"
+        no_gpu.mkdir(exist_ok=True)
+        for tool in ("nvcc", "cmake"):
+            shutil.copy(bin_dir / tool, no_gpu / tool)
+        path.insert(0, str(no_gpu))
+    log = repo.parent / "cuda_bench.log"
+    log.unlink(missing_ok=True)
+    r = subprocess.run([str(repo / "tools/run-ab"), *args], cwd=repo, capture_output=True, text=True, timeout=300,
+                       env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": ":".join(path), "FAKE_LOG": str(log),
+                            **env})
+    calls = log.read_text().splitlines() if log.exists() else []
+    return r, calls
+
+
+def report(repo, out):
+    return {b["name"]: b for b in json.loads((repo / out / "ab.json").read_text())["benchmarks"]}
+
+
+@needs_build_packages
+def test_a_planted_3_percent_is_slower_and_the_rest_no_different_with_rounds_alternating(repo):
+    repo, shas = repo
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--rounds", "4", "--benchmark_filter=reduce_sum|scan")
+    assert r.returncode == 0, r.stderr
+    # A B B A A B B A: BASE is v1, HEAD v2; every burst keeps its samples, the user's options pass through.
+    assert [c.split()[0] for c in calls] == ["v1", "v2", "v2", "v1", "v1", "v2", "v2", "v1"]
+    assert all("--keep-samples" in c and "--max-time=0.1" in c and "--benchmark_filter=reduce_sum|scan" in c
+               for c in calls)
+    out = f"build/ab/{shas['v1'][:7]}_vs_{shas['v2'][:7]}"
+    rows = report(repo, out)
+    planted = rows[PLANTED]
+    assert planted["verdict"] == "slower" and planted["ratio_low"] > 1.02 and planted["ratio_high"] < 1.04
+    assert planted["rounds_agreeing"] == 4 and planted["samples"] == {"base": 1200, "head": 1200}
+    assert {n: b["verdict"] for n, b in rows.items() if n != PLANTED} == {
+        "reduce_sum/i32/cub_device_reduce/N:16777216": "no difference at this precision",
+        "scan/i32/decoupled_lookback/N:16777216/block:256/batch:8": "no difference at this precision"}
+    table = (repo / out / "ab.md").read_text()
+    assert table == r.stdout
+    assert f"| `{PLANTED}` |" in table and "| slower | 4/4 | 1200/1200 (4/4 capped) |" in table
+    assert "bursts in the order A B B A A B B A; wall time" in table
+    # the builds are reused: a second A/B of the same commits builds nothing
+    r, _ = run_ab_script(repo, "HEAD~1", "HEAD", "--rounds", "2")
+    assert r.returncode == 0, r.stderr
+    assert f"reusing the build of {shas['v1'][:12]}" in r.stderr and "building into" not in r.stderr
+
+
+@needs_build_packages
+def test_the_working_tree_against_its_own_commit_shows_no_difference(repo):
+    repo, shas = repo
+    r, calls = run_ab_script(repo, "HEAD", "--rounds", "2")
+    assert r.returncode == 0, r.stderr
+    assert [c.split()[0] for c in calls] == ["v2", "v2", "v2", "v2"]
+    rows = report(repo, f"build/ab/{shas['v2'][:7]}_vs_worktree")
+    assert {b["verdict"] for b in rows.values()} == {"no difference at this precision"}
+    assert "HEAD (B): the working tree (on " in r.stdout
+
+
+def test_no_gpu_is_one_line_and_exit_3_before_building(repo):
+    repo, _ = repo
+    r, calls = run_ab_script(repo, "HEAD~1", gpu=False)
+    assert r.returncode == 3 and calls == []
+    assert r.stderr.splitlines() == ["==> no CUDA GPU here (no NVIDIA driver (nvidia-smi not found)): an A/B "
+                                     "needs one; nothing was built or measured"]
+
+
+@needs_build_packages
+def test_cuda_bench_finding_no_gpu_is_exit_3(repo):
+    repo, _ = repo
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", FAKE_NO_GPU="1")
+    assert r.returncode == 3 and len(calls) == 1
+    assert r.stderr.splitlines()[-1] == ("==> no CUDA GPU (cuda_bench BASE exit 3): an A/B needs one; "
+                                         "nothing was compared")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["no-such-rev"], "==> 'no-such-rev' is not a revision of this repository (git rev-parse); nothing was "
+                      "built or measured"),
+    (["HEAD", "v9"], "==> 'v9' is not a revision of this repository (git rev-parse); nothing was built or measured"),
+    (["--rounds", "0", "HEAD"], "==> --rounds: expected a whole number >= 1, got '0'"),
+    (["HEAD", "--burst-time=0"], "==> --burst-time: expected seconds > 0, got '0'"),
+    (["HEAD", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
+])
+def test_bad_revisions_and_usage_are_one_line_and_exit_2(repo, args, message):
+    repo, _ = repo
+    r, calls = run_ab_script(repo, *args, gpu=False)
+    assert r.returncode == 2 and calls == []
+    assert r.stderr.splitlines() == [message]
+
+
+@needs_build_packages
+def test_a_revision_from_before_precision_sampling_is_refused(repo):
+    repo, shas = repo
+    r, calls = run_ab_script(repo, shas["old"], "HEAD")
+    assert r.returncode == 2 and calls == []
+    assert r.stderr.splitlines()[-1] == (
+        f"==> BASE {shas['old']} ({shas['old'][:12]}): its cuda_bench has no --keep-samples (it predates "
+        f"precision sampling, issue 20); run-ab compares revisions that have it")
+
+
+# --- the report itself (benchtools.run_ab), on burst files --------------------------------------------------
+
+def burst(path, factor, samples=None, **extra):
+    xs = samples or sorted(100.0 * factor * (1 + 0.002 * ((k * 37) % 21 - 10)) for k in range(99))
+    entry = {"name": f"{PLANTED}/manual_time", "run_name": f"{PLANTED}/manual_time", "run_type": "iteration",
+             "real_time": xs[len(xs) // 2], "time_unit": "us", "ci_low": xs[0], "ci_high": xs[-1],
+             "samples": len(xs), "stop_reason": "precision", "sample_times": xs, **extra}
+    path.write_text(json.dumps({"context": {"gpu_name": "NVIDIA H200"}, "benchmarks": [entry]}))
+    return str(path)
+
+
+def test_bursts_without_samples_or_of_two_gpus_are_refused(tmp_path, capsys):
+    a = burst(tmp_path / "a.json", 1.0)
+    doc = json.loads(Path(a).read_text())
+    del doc["benchmarks"][0]["sample_times"]
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    assert run_ab.main([f"base={a}", f"head={tmp_path / 'b.json'}"]) == 2
+    assert "benchmarks without sample_times: the bursts need cuda_bench --keep-samples" in capsys.readouterr().err
+    doc = json.loads(Path(a).read_text())
+    doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
+    (tmp_path / "c.json").write_text(json.dumps(doc))
+    assert run_ab.main([f"base={a}", f"head={tmp_path / 'c.json'}"]) == 2
+    assert "an A/B needs one GPU for every burst" in capsys.readouterr().err
+    assert run_ab.main([f"base={a}", f"left={a}"]) == 2
+    assert "expected base=FILE or head=FILE, got 'left=" in capsys.readouterr().err
+
+
+def test_pooling_alternated_bursts_cancels_a_drift_that_separate_runs_would_report(tmp_path, capsys):
+    # The session slows by 2% a round; both sides of a round see the same drift.
+    drift = [1.0, 1.02, 1.04, 1.06]
+    files = []
+    for r, d in enumerate(drift, 1):
+        order = ("base", "head") if r % 2 else ("head", "base")
+        files += [f"{side}={burst(tmp_path / f'r{r}_{side}.json', d)}" for side in order]
+    assert run_ab.main([*files, "--json", str(tmp_path / "ab.json")]) == 0
+    row = json.loads((tmp_path / "ab.json").read_text())["benchmarks"][0]
+    assert row["verdict"] == "no difference at this precision" and row["ratio"] == pytest.approx(1.0)
+    # The same bursts read as two runs at different times (all of BASE first): a "difference".
+    bases, heads = [f for f in files if f.startswith("base")], [f for f in files if f.startswith("head")]
+    assert run_ab.main([*bases[:2], *heads[2:]]) == 0
+    assert "| slower |" in capsys.readouterr().out
+
+
+def test_an_error_in_a_burst_is_listed_and_exit_1(tmp_path, capsys):
+    a, b = burst(tmp_path / "a.json", 1.0), burst(tmp_path / "b.json", 1.0)
+    doc = json.loads(Path(b).read_text())
+    doc["benchmarks"].append({"name": "scan/i32/cub_scan/N:1024/manual_time", "run_name": "scan/i32/cub_scan/N:1024",
+                              "error_occurred": True, "error_message": "verification failed"})
+    Path(b).write_text(json.dumps(doc))
+    assert run_ab.main([f"base={a}", f"head={b}"]) == 1
+    assert "- `scan/i32/cub_scan/N:1024: head: verification failed`" in capsys.readouterr().out
