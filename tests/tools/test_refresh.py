@@ -293,13 +293,13 @@ def test_refresh_baseline_measures_baseline_and_aa_runs_then_the_gate_uses_their
     assert r.returncode == 0, r.stderr
     calls = (checkout / "cuda_bench.log").read_text().splitlines()
     assert [c.split()[-1] for c in calls] == [f"--benchmark_out=build/regression/{n}.json"
-                                              for n in ("baseline", "aa1", "aa2")]
+                                              for n in ("baseline", "aa1", "aa2", "aa3", "aa4")]
     assert all(c.split()[:5] == ["--sizes=16777216,268435456", "--benchmark_repetitions=3", "--precision=0.25",
                                  "--max-time=0.25", "--min-samples=8"] for c in calls)
-    assert "regression suite, run 3 of 3 (A/A run 2)" in r.stderr
+    assert "regression suite, run 5 of 5 (A/A run 4)" in r.stderr
     folder = f"results/regression/{GPU_SLUG}_20261122"
     assert f"commit them: git add {BASELINE} {folder} {NOISE}" in r.stdout
-    assert len(json.loads((checkout / NOISE).read_text())["runs"]) == 3
+    assert len(json.loads((checkout / NOISE).read_text())["runs"]) == 5
 
     r = run_regression(checkout)   # the gate: with the noise file just written
     assert "no noise file" not in r.stderr
@@ -310,7 +310,7 @@ def test_refresh_baseline_measures_baseline_and_aa_runs_then_the_gate_uses_their
     assert f"no noise file {NOISE}: one fixed threshold" in r.stderr
     assert "make one on this GPU model: tools/run-regression --refresh-baseline   (a new baseline" in r.stderr
     r = run_regression(checkout, REGRESSION_AA_RUNS="0")
-    assert "make one on this GPU model: REGRESSION_AA_RUNS=2 tools/run-regression --refresh-baseline" in r.stderr
+    assert "make one on this GPU model: REGRESSION_AA_RUNS=4 tools/run-regression --refresh-baseline" in r.stderr
 
 
 @needs_build_packages

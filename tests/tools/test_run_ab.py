@@ -178,12 +178,15 @@ def test_cuda_bench_finding_no_gpu_is_exit_3(repo):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["no-such-rev"], "==> 'no-such-rev' is not a revision of this repository (git rev-parse); nothing was "
-                      "built or measured"),
-    (["HEAD", "v9"], "==> 'v9' is not a revision of this repository (git rev-parse); nothing was built or measured"),
+    (["no-such-rev"], "==> 'no-such-rev' is not a revision of this repository (git rev-parse; cuda_bench options "
+                      "take --name=value); nothing was built or measured"),
+    (["HEAD", "--sizes", "24"], "==> '24' is not a revision of this repository (git rev-parse; cuda_bench options "
+                                "take --name=value); nothing was built or measured"),
     (["--rounds", "0", "HEAD"], "==> --rounds: expected a whole number >= 1, got '0'"),
     (["HEAD", "--burst-time=0"], "==> --burst-time: expected seconds > 0, got '0'"),
     (["HEAD", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
+    (["HEAD", "HEAD~1", "v9"], "==> expected BASE and optionally HEAD, got 3 revisions (HEAD HEAD~1 v9); "
+                               "cuda_bench options take --name=value (tools/run-ab --help)"),
 ])
 def test_bad_revisions_and_usage_are_one_line_and_exit_2(repo, args, message):
     repo, _ = repo
