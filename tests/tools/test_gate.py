@@ -470,3 +470,15 @@ def test_a_gzipped_noise_file_is_read(tmp_path, gate_noise):
     packed = tmp_path / "noise.json.gz"
     packed.write_bytes(gzip.compress(Path(gate_noise).read_bytes()))
     assert noise.load_noise(str(packed)).benchmarks == noise.load_noise(gate_noise).benchmarks
+
+
+def test_a_run_with_intervals_is_sampled_even_when_its_context_does_not_say_so(tmp_path, capsys):
+    doc = json.loads(Path(GATE_BASE).read_text())
+    for key in ("precision_percent", "max_time_seconds"):
+        doc["context"].pop(key)
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    assert compare.main([_old_format(tmp_path, GATE_BASE), str(cand)]) == 2
+    err = capsys.readouterr().err
+    assert "sampling 'iterations (before precision sampling)' vs 'sampled (precision not recorded)'" in err
+    assert "the baseline predates precision sampling" in err

@@ -371,8 +371,8 @@ def load_complete(path: str) -> Results:
 
 def check_conditions(baseline: Results, candidate: Results, history: Optional[NoiseModel]) -> List[str]:
     """What differs between the runs' conditions, and between them and the noise file's."""
-    base = noise.conditions(baseline.context)
-    cand = noise.conditions(candidate.context)
+    base = noise.run_conditions(baseline)
+    cand = noise.run_conditions(candidate)
     reasons = [f"{d} (baseline {baseline.path} vs candidate {candidate.path})"
                for d in noise.condition_differences(base, cand)]
     if history is not None:

@@ -120,6 +120,18 @@ def conditions(context: dict) -> Dict[str, Optional[str]]:
     return {label: (None if get(context) is None else str(get(context))) for label, get in CONDITIONS}
 
 
+SAMPLED_UNRECORDED = "sampled (precision not recorded)"
+
+
+def run_conditions(run: Results) -> Dict[str, Optional[str]]:
+    """conditions() of a run's context; a run whose benchmarks carry intervals is a
+    sampled run even where its context does not say to what precision."""
+    out = conditions(run.context)
+    if out["sampling"] == BEFORE_SAMPLING and any(r.ci_low_seconds is not None for r in run.records):
+        out["sampling"] = SAMPLED_UNRECORDED
+    return out
+
+
 def condition_differences(a: Dict[str, Optional[str]], b: Dict[str, Optional[str]]) -> List[str]:
     return [f"{k} '{a.get(k)}' vs '{b.get(k)}'" for k in a if a.get(k) != b.get(k)]
 
@@ -302,13 +314,13 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
     none a planted build; runs of one git_commit form a build."""
     if not runs:
         raise ResultsError("--calibrate needs A/A runs")
-    first = conditions(runs[0].context)
+    first = run_conditions(runs[0])
     for run in runs:
         if run.truncated:
             raise ResultsError(f"{run.path}: truncated (interrupted run?); a partial run is no A/A history")
         if run.context.get("planted_slowdown"):
             raise ResultsError(f"{run.path}: a planted build ({run.context['planted_slowdown']}) is no A/A run")
-        diff = condition_differences(first, conditions(run.context))
+        diff = condition_differences(first, run_conditions(run))
         if diff:
             raise ResultsError(f"{run.path}: not under the conditions of {runs[0].path}: {'; '.join(diff)}")
     builds: Dict[str, List[Results]] = {}

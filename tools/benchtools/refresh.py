@@ -72,7 +72,7 @@ def earlier_runs(noise_path: str, session: Sequence[Results], replaced: Sequence
     A missing noise file is an empty history; an unreadable one is left out whole,
     with its reason."""
     out = History()
-    conditions = noise.conditions(session[0].context)
+    conditions = noise.run_conditions(session[0])
     session_runs = {_identity(run.context): run.path for run in session}
     if not Path(noise_path).exists():
         return out
@@ -110,7 +110,7 @@ def earlier_runs(noise_path: str, session: Sequence[Results], replaced: Sequence
             out.left_out[path] = "truncated"
         elif run.context.get("planted_slowdown"):
             out.left_out[path] = "a planted build"
-        elif differences := noise.condition_differences(conditions, noise.conditions(run.context)):
+        elif differences := noise.condition_differences(conditions, noise.run_conditions(run)):
             out.left_out[path] = "other conditions: " + "; ".join(differences)
         else:
             out.kept.append(run)
@@ -120,14 +120,14 @@ def earlier_runs(noise_path: str, session: Sequence[Results], replaced: Sequence
 def _check_session(runs: Sequence[Results]) -> None:
     """This session's runs: complete, error-free, one set of conditions (GPU included),
     and with A/A runs no planted build."""
-    first = noise.conditions(runs[0].context)
+    first = noise.run_conditions(runs[0])
     for run in runs:
         if run.errors:
             raise ResultsError(f"{run.path}: {len(run.errors)} benchmark runs reported errors "
                                f"(first: {run.errors[0][0]}); not a baseline or A/A run")
         if len(runs) > 1 and run.context.get("planted_slowdown"):
             raise ResultsError(f"{run.path}: a planted build ({run.context['planted_slowdown']}) is no A/A run")
-        differences = noise.condition_differences(first, noise.conditions(run.context))
+        differences = noise.condition_differences(first, noise.run_conditions(run))
         if differences:
             raise ResultsError(f"{run.path}: not under the conditions of {runs[0].path}: {'; '.join(differences)}")
 
