@@ -468,3 +468,12 @@ def test_every_image_in_the_readme_is_committed():
     except (OSError, subprocess.CalledProcessError):
         pytest.skip("not a git checkout")
     assert sorted(tracked) == sorted(images), f"README.md images not committed: {set(images) - set(tracked)}"
+
+
+def test_paths_the_readme_names_exist():
+    """A `results/...`, `src/...` or other repository path in README.md's prose is there."""
+    text = re.sub(r"^```.*?^```", "", (ROOT / "README.md").read_text(encoding="utf-8"), flags=re.M | re.S)
+    spans = re.findall(r"`((?:results|plots|src|tools|docs|tests|experiments|cmake|bench)/[^`\s]*)`", text)
+    assert spans
+    missing = [s for s in spans if not re.search(r"[<*]", s) and not (ROOT / s).exists()]
+    assert not missing, f"README.md names paths that do not exist: {missing}"
