@@ -12,8 +12,9 @@ from benchtools.shape import slug
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 30 * 1000 * 1000   # bytes: a fresh clone's working tree (issue 19)
-# JSON files under results/ that are not runs: small tool files kept as plain text.
-PLAIN_JSON = ("results/regression/noise_", "results/published/", "results/declarations/")
+# JSON files under results/ that are not runs: small tool files and tool outputs, kept as their tools write them.
+PLAIN_JSON = ("results/regression/noise_", "results/published/", "results/declarations/", "results/autotune/",
+              "results/audit/")
 
 
 def tracked():
