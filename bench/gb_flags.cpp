@@ -2,7 +2,6 @@
 
 #include <benchmark/benchmark.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -24,8 +23,6 @@ extern std::string FLAGS_benchmark_color;
 
 namespace bench::driver {
 namespace {
-
-bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
 std::string first_line(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
@@ -57,41 +54,15 @@ void rejected_value() {
 
 }  // namespace
 
-std::string min_time_problem(const std::string& value, bool with_units) {
-  const std::string expected = with_units ? "expected seconds with an 's' suffix (0.5s) or iterations (100x)"
-                                          : "expected seconds (0.5)";
-  const std::string bad = "--benchmark_min_time=" + value + ": " + expected;
-  const char* s = value.c_str();
-  char* end = nullptr;
-  errno = 0;
-  if (!with_units) {  // Google Benchmark 1.7: a double, nothing after it
-    std::strtod(s, &end);
-    return *end == '\0' ? "" : bad;
-  }
-  // Google Benchmark 1.8 (ParseBenchMinTime): "<integer>x", "<float>s" or "<float>".
-  if (value.empty()) return "";
-  if (value.back() == 'x') {
-    std::strtol(s, &end, 10);
-    return errno == 0 && end && *end == 'x' ? "" : bad;
-  }
-  const bool suffix = value.back() == 's';
-  std::strtod(s, &end);
-  return errno == 0 && end && ((suffix && *end == 's') || *end == '\0') ? "" : bad;
-}
-
-GbFlags initialize_google_benchmark(const std::vector<std::string>& args, const char* default_min_time) {
+GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
+  // Sampling has its own options; Google Benchmark's minimum time would be
+  // silently ignored (every benchmark runs one iteration).
+  if (std::getenv("BENCHMARK_MIN_TIME") != nullptr)
+    throw UsageError("BENCHMARK_MIN_TIME is set: not used: each benchmark is sampled until its median is within "
+                     "--precision=PCT (default 0.5), or for at most --max-time=SECONDS (default 0.5); unset it");
   // Google Benchmark keeps argv[0] as a pointer: the strings must outlive it.
   static std::vector<std::string> kept;
   kept = args;
-  std::string min_time;
-  bool min_time_given = std::getenv("BENCHMARK_MIN_TIME") != nullptr;
-  if (min_time_given) min_time = std::getenv("BENCHMARK_MIN_TIME");
-  for (const auto& a : kept)
-    if (starts_with(a, "--benchmark_min_time=")) {
-      min_time_given = true;
-      min_time = a.substr(std::string("--benchmark_min_time=").size());
-    }
-  if (!min_time_given) kept.push_back(std::string("--benchmark_min_time=") + default_min_time);
 
   std::vector<char*> argv;
   for (auto& a : kept) argv.push_back(a.data());
@@ -113,16 +84,12 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args, const 
     throw UsageError(message + " (see --help)");
   }
   std::cerr << said.str();  // anything else it said, unchanged
-  if (min_time_given) {
-    const bool with_units = std::string(CUDABENCH_DEFAULT_MIN_TIME).back() == 's';
-    if (const std::string problem = min_time_problem(min_time, with_units); !problem.empty())
-      throw UsageError(problem);
-  }
   GbFlags flags;
   flags.list_tests = benchmark::FLAGS_benchmark_list_tests;
   flags.filter = benchmark::GetBenchmarkFilter();
   flags.out = benchmark::FLAGS_benchmark_out;
   flags.out_format = benchmark::FLAGS_benchmark_out_format;
+  flags.format = benchmark::FLAGS_benchmark_format;
   return flags;
 }
 

@@ -15,13 +15,14 @@ struct GbFlags {
   std::string filter;        // --benchmark_filter
   std::string out;           // --benchmark_out ("" when not given)
   std::string out_format;    // --benchmark_out_format
+  std::string format;        // --benchmark_format (the display: console, json or csv)
 };
 
-// Runs benchmark::Initialize on argv (args[0] is the program), after adding the
-// harness's default --benchmark_min_time unless one is given. Throws UsageError
-// for an unknown --benchmark_* flag, a value Google Benchmark rejects, or a
-// --benchmark_min_time it would reject later, at the first benchmark.
-GbFlags initialize_google_benchmark(const std::vector<std::string>& args, const char* default_min_time);
+// Runs benchmark::Initialize on argv (args[0] is the program). Throws
+// UsageError for an unknown --benchmark_* flag, a value Google Benchmark
+// rejects, or BENCHMARK_MIN_TIME in the environment (--benchmark_min_time is
+// refused by parse_options: sampling has --max-time and --precision).
+GbFlags initialize_google_benchmark(const std::vector<std::string>& args);
 
 // Sets --benchmark_out after Initialize (the default results file is named
 // after the GPU, which is queried only once the arguments are known good).
@@ -31,9 +32,5 @@ void set_benchmark_out(const std::string& path);
 // matcher (a dry listing run). 0 with Google Benchmark's reason in *why (a bad
 // regex, no match).
 std::size_t count_selected_benchmarks(std::string* why);
-
-// Why Google Benchmark (1.8 rules when `with_units`, else 1.7) would reject
-// this --benchmark_min_time value; "" when it is good.
-std::string min_time_problem(const std::string& value, bool with_units);
 
 }  // namespace bench::driver

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "console.hpp"
 #include "gb_flags.hpp"
 #include "harness/declarations_json.hpp"
 #include "harness/device.hpp"
@@ -46,13 +47,25 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --timing=events|graph    events (default): events around each launch;
                            graph: per-launch time from replays of K launches
                            captured in a CUDA graph (docs/timing.md); host-side
-                           cases are refused; min_time defaults to 0.001 s
+                           cases are refused
+Sampling (docs/precision.md): each benchmark is set up once, then timed one call
+at a time until the 95% interval of its median is within the precision; its
+time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
+  --precision=PCT          the interval within +-PCT % of the median (default 0.5)
+  --max-time=SECONDS       at most this long sampling each benchmark (default 0.5)
+  --min-samples=N          at least N samples (default 16, at least 6)
+  --max-samples=N          at most N samples (default 10000)
+  --keep-samples           also write every sample's time ("sample_times")
+  --interleave             sample the selected benchmarks of one family, type
+                           and N round-robin, one sample of each in turn, so
+                           drift and clock changes hit all of them alike
   --profile-one            one flushed, profiled call per benchmark instead of
                            timing (the DRAM-byte audit, tools/run-audit)
   --device=N|N,M,...|all   the GPU(s) to run on (default 0); several run at
                            once, one process each, one results file each
-  --benchmark_min_time=S   measured GPU time per benchmark; the harness sets
-                           0.01 s unless given
+  --benchmark_repetitions=K  K sampled runs of each benchmark and Google
+                           Benchmark's aggregates over them (--benchmark_min_time
+                           is refused: use --max-time and --precision)
   --results-dir=DIR        where the JSON goes (default: the project's results/);
                            ignored when --benchmark_out is given
   --list-variants          print every declared variant with its axes and exit
@@ -117,6 +130,13 @@ void check_results_dir(const std::string& dir) {
     throw UsageError("--results-dir=" + dir + ": cannot write into '" + p.string() + "'");
 }
 
+// A context number as the shortest text that reads back the same ("0.5", "2").
+std::string format_number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
 int no_gpu(const std::string& why) {
   std::fprintf(stderr,
                "cuda_bench: no GPU: %s; nothing was measured (--benchmark_list_tests and --list-variants work "
@@ -136,6 +156,7 @@ std::string build_dir_for_message() {
 
 int run(int argc, char** argv) {
   namespace drv = bench::driver;
+  const auto started = bench::ResultsWriter::Clock::now();  // suite_wall_seconds counts from here
   const std::vector<std::string> args(argv, argv + argc);
   drv::Options opt = drv::parse_options(args);
   if (opt.help) {
@@ -157,9 +178,7 @@ int run(int argc, char** argv) {
   }
 
   // Every argument is checked here, the same way with or without a GPU.
-  const drv::GbFlags gb = drv::initialize_google_benchmark(
-      opt.passthrough, opt.timing == bench::TimingMode::graph ? CUDABENCH_GRAPH_MIN_TIME  // K launches an iteration
-                                                              : CUDABENCH_DEFAULT_MIN_TIME);
+  const drv::GbFlags gb = drv::initialize_google_benchmark(opt.passthrough);
   if (!gb.out.empty()) {
     // With --device=all the file names are known once the GPUs are counted.
     check_new_file(gb.out, /*folder_only=*/true);
@@ -246,13 +265,26 @@ int run(int argc, char** argv) {
   }
   bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
   bench::set_timing_mode(opt.timing);
-  runner = std::make_unique<bench::Runner>(*device, opt.cache);
+  runner = std::make_unique<bench::Runner>(*device, opt.cache, bench::RunnerOptions{opt.sampling, opt.keep_samples});
+  if (opt.interleave) {
+    std::vector<bench::Selected> selected;
+    for (const auto& d : fit.refused_any ? fit.decls : decls)
+      for (const auto& p : bench::expand(d, opt.reg.sizes, opt.reg.suite))
+        if (filter.matches(bench::benchmark_name(d, p) + bench::kRunNameSuffix)) selected.push_back({&d, p});
+    runner->interleave(std::move(selected));
+  }
   for (const auto& [key, value] : bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
     benchmark::AddCustomContext(key, value);
   benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
   benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
   benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
   benchmark::AddCustomContext("harness", "cuda_bench");
+  benchmark::AddCustomContext("precision_percent", format_number(opt.sampling.precision * 100));
+  benchmark::AddCustomContext("max_time_seconds", format_number(opt.sampling.max_time_seconds));
+  benchmark::AddCustomContext("min_samples", std::to_string(opt.sampling.min_samples));
+  benchmark::AddCustomContext("max_samples", std::to_string(opt.sampling.max_samples));
+  if (opt.interleave) benchmark::AddCustomContext("interleave", "true");
+  if (opt.keep_samples) benchmark::AddCustomContext("keep_samples", "true");
   for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
   if (opt.profile_one) bench::set_profile_one(true);
   if (bench::profile_one_enabled()) {  // its times are single profiled calls, not measurements
@@ -267,10 +299,12 @@ int run(int argc, char** argv) {
                                                       "% of its input");
 #endif
 
-  drv::ProgressReporter display(benchmark::CreateDefaultDisplayReporter(), total, isatty(STDERR_FILENO) != 0,
-                                std::cerr);
+  // The console shows each median with its interval; json and csv stay Google Benchmark's.
+  drv::SampledConsoleReporter console;
+  drv::ProgressReporter display(gb.format == "console" ? &console : benchmark::CreateDefaultDisplayReporter(), total,
+                                isatty(STDERR_FILENO) != 0, std::cerr);
   bench::annotate_declared_bytes(decls, opt.reg);
-  bench::ResultsWriter file_reporter(results_path);  // exits 1 itself on a write error
+  bench::ResultsWriter file_reporter(results_path, started);  // exits 1 itself on a write error
   const std::size_t ran =
       benchmark::RunSpecifiedBenchmarks(&display, gb.out_format == "json" ? &file_reporter : nullptr);
   benchmark::Shutdown();

@@ -1,6 +1,8 @@
 #include "options.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <sstream>
 
 namespace bench::driver {
@@ -19,6 +21,16 @@ std::size_t parse_count(const std::string& text, const std::string& what, bool a
   if (pos != text.size() || text.empty() || text[0] == '-' || (v == 0 && !allow_zero))
     throw UsageError(what + ": '" + text + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer");
   return static_cast<std::size_t>(v);
+}
+
+// A finite number > 0 (and below `below`, when given), all of `text`.
+double parse_positive(const std::string& text, const std::string& what, double below = 0) {
+  char* end = nullptr;
+  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0))
+    throw UsageError(what + ": expected a finite number > 0");
+  if (below > 0 && !(v < below)) throw UsageError(what + ": expected a number below " + std::to_string(int(below)));
+  return v;
 }
 
 }  // namespace
@@ -114,6 +126,21 @@ Options parse_options(const std::vector<std::string>& args) {
       else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
     } else if (a == "--profile-one") {
       o.profile_one = true;
+    } else if (starts_with(a, "--precision=")) {
+      o.sampling.precision = parse_positive(value("--precision="), a, 100) / 100;
+    } else if (starts_with(a, "--max-time=")) {
+      o.sampling.max_time_seconds = parse_positive(value("--max-time="), a);
+    } else if (starts_with(a, "--min-samples=")) {
+      o.sampling.min_samples = parse_count(value("--min-samples="), a);
+    } else if (starts_with(a, "--max-samples=")) {
+      o.sampling.max_samples = parse_count(value("--max-samples="), a);
+    } else if (a == "--keep-samples") {
+      o.keep_samples = true;
+    } else if (a == "--interleave") {
+      o.interleave = true;
+    } else if (a == "--benchmark_min_time" || starts_with(a, "--benchmark_min_time=")) {
+      throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
+                           "(default 0.5), or for at most --max-time=SECONDS (default 0.5)");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
@@ -130,6 +157,7 @@ Options parse_options(const std::vector<std::string>& args) {
       throw UsageError("unrecognized argument '" + a + "' (see --help)");
     }
   }
+  if (const std::string problem = sampling_options_problem(o.sampling); !problem.empty()) throw UsageError(problem);
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "harness/registry.hpp"
+#include "harness/sampling.hpp"
 #include "harness/timer.hpp"
 
 namespace bench::driver {
@@ -37,6 +38,9 @@ struct Options {
   CacheMode cache = CacheMode::cold;
   TimingMode timing = TimingMode::events;
   bool profile_one = false;  // --profile-one: the DRAM-byte audit's single profiled calls
+  SamplingOptions sampling;  // --precision (percent on the command line), --max-time, --min/max-samples
+  bool keep_samples = false;  // --keep-samples: every sample's time in the JSON
+  bool interleave = false;    // --interleave: a family/type/N's benchmarks sampled round-robin
   std::string results_dir;
   bool list_variants = false;
   bool list_variants_json = false;  // --list-variants=json
@@ -45,7 +49,8 @@ struct Options {
   std::vector<std::string> passthrough;  // argv[0] and the --benchmark_*/--v flags
 };
 
-// args[0] is the program. Throws UsageError naming the first bad argument.
+// args[0] is the program. Throws UsageError naming the first bad argument
+// (--benchmark_min_time among them: sampling is set by --max-time and --precision).
 Options parse_options(const std::vector<std::string>& args);
 
 // "LO:HI" (2^LO ... 2^HI) or "N1,N2,..." (distinct, positive); *listed tells which.

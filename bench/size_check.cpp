@@ -11,7 +11,7 @@ namespace bench::driver {
 namespace {
 
 // Google Benchmark's instance name of a registration (UseManualTime adds this).
-constexpr const char* kTimeSuffix = "/manual_time";
+constexpr const char* kTimeSuffix = kRunNameSuffix;
 
 bool selected_at(const Declaration& d, std::size_t n, const RegistrationOptions& reg, const FilterMatcher& filter) {
   Declaration any_size = d;  // expand() drops sizes outside [min_n, max_n]; here every size counts

@@ -23,8 +23,8 @@ bool& profile_flag() {
   return on;
 }
 
-// Seconds of each benchmark's profiled call: Google Benchmark runs a body several
-// times (sizing runs, repetitions), the call is profiled only the first time.
+// Seconds of each benchmark's profiled call: Google Benchmark runs a body once
+// per repetition, the call is profiled only the first time.
 std::map<std::string, double>& profiled() {
   static std::map<std::string, double> seconds;
   return seconds;
@@ -108,14 +108,11 @@ std::string nvtx_range_name(const std::string& benchmark_name) {
   return range;
 }
 
-double profile_one(benchmark::State& state, GpuTimer& timer, const std::string& benchmark_name,
-                   const std::function<void(cudaStream_t)>& launch) {
+double profile_one(GpuTimer& timer, const std::string& benchmark_name, const std::function<void(cudaStream_t)>& launch) {
   auto it = profiled().find(benchmark_name);
   if (it == profiled().end())
     it = profiled().emplace(benchmark_name, profiled_call(timer, benchmark_name, launch)).first;
-  const double seconds = it->second;
-  for (auto _ : state) state.SetIterationTime(seconds);
-  return seconds * static_cast<double>(state.iterations());
+  return it->second;
 }
 
 void annotate_declared_bytes(const std::vector<Declaration>& decls, const RegistrationOptions& options) {

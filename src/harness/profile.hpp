@@ -19,7 +19,6 @@
 // the call left dirty in L2, which belong to the call.
 #pragma once
 
-#include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
 #include <functional>
@@ -44,12 +43,10 @@ bool profile_one_enabled();
 // ("reduce_sum/i32/x/N:1024/block:256" -> "reduce_sum.i32.x.N=1024.block=256").
 std::string nvtx_range_name(const std::string& benchmark_name);
 
-// The profiled call (above), done once per benchmark name; every later call of
-// the benchmark body only replays its recorded time. Runs the Google Benchmark
-// loop, reporting the one call's event time (not a timing to quote: under ncu
-// the call is replayed and serialised). Returns the seconds over all iterations.
-double profile_one(benchmark::State& state, GpuTimer& timer, const std::string& benchmark_name,
-                   const std::function<void(cudaStream_t)>& launch);
+// The profiled call (above), done once per benchmark name; a later call (a
+// repetition) only returns its recorded time. Returns the one call's event
+// seconds (not a timing to quote: under ncu the call is replayed and serialised).
+double profile_one(GpuTimer& timer, const std::string& benchmark_name, const std::function<void(cudaStream_t)>& launch);
 
 // Annotates every benchmark the options register with its declared
 // "bytes_read" and "bytes_written" (Declaration::work), and where its variant

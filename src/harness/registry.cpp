@@ -169,7 +169,9 @@ std::vector<std::string> register_benchmarks(const std::vector<Declaration>& dec
       std::string name = benchmark_name(decl, point);
       auto* b = benchmark::RegisterBenchmark(
           name.c_str(), [&decl, point, body](benchmark::State& state) { body(state, decl, point); });
-      b->UseManualTime()->Unit(benchmark::kMicrosecond);
+      // One call per repetition: the runner samples inside it until the median
+      // is precise (no sizing runs that would repeat the set-up).
+      b->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
       annotate(name, "declaration", decl.id());
       annotate(name, "role", to_string(decl.role));
       annotate(name, "host_work", decl.host_work);

@@ -152,8 +152,12 @@ struct RegistrationOptions {
 using BenchmarkBody =
     std::function<void(benchmark::State&, const Declaration&, const Point&)>;
 
+// What Google Benchmark appends to a registered name in its run names
+// ("<name>/iterations:1/manual_time"): one iteration, manual time.
+inline constexpr const char* kRunNameSuffix = "/iterations:1/manual_time";
+
 // The one registration loop: every declaration x every point becomes a Google
-// Benchmark with manual (GPU event) time, annotated (harness/annotations.hpp)
+// Benchmark of one iteration with manual time (the median of its samples), annotated (harness/annotations.hpp)
 // with its "declaration", "role", "host_work" and, where its family has one,
 // "reference". Returns the names registered, in order.
 std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,

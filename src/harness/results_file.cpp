@@ -14,6 +14,7 @@
 
 #include "harness/annotations.hpp"
 #include "harness/device.hpp"
+#include "harness/run_record.hpp"
 #include "harness/stop.hpp"
 
 namespace bench {
@@ -22,12 +23,13 @@ namespace {
 // Google Benchmark indents a run's fields by six spaces.
 constexpr const char* kFieldIndent = "\n      ";
 
-// `object` with the annotations added before its closing brace, each on its
+// `object` with `added`'s fields inserted before its closing brace, each on its
 // own line as Google Benchmark writes its fields; a key Google Benchmark
 // already wrote keeps its value.
-std::string merge_annotations(std::string object, const nlohmann::json& annotations) {
+template <class Json>
+std::string merge_fields(std::string object, const Json& added) {
   std::string fields;
-  for (const auto& [key, value] : annotations.items()) {
+  for (const auto& [key, value] : added.items()) {
     const std::string quoted = nlohmann::json(key).dump();
     if (object.find(kFieldIndent + quoted + ":") != std::string::npos) continue;
     fields += "," + std::string(kFieldIndent) + quoted + ": " + value.dump();
@@ -40,6 +42,29 @@ std::string merge_annotations(std::string object, const nlohmann::json& annotati
 }
 
 bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
+
+// A run's sampling record as JSON fields, times in the run's unit; empty when
+// the run has none (an aggregate, an error, a profiled call).
+nlohmann::ordered_json record_fields(const benchmark::BenchmarkReporter::Run& run) {
+  nlohmann::ordered_json fields = nlohmann::ordered_json::object();
+  if (run.run_type != benchmark::BenchmarkReporter::Run::RT_Iteration) return fields;
+  const auto record = find_run(run.run_name.function_name, run.repetition_index);
+  if (!record) return fields;
+  const double unit = benchmark::GetTimeUnitMultiplier(run.time_unit);
+  fields["samples"] = record->samples;
+  fields["ci_low"] = record->ci_low_seconds * unit;
+  fields["ci_high"] = record->ci_high_seconds * unit;
+  fields["stop_reason"] = to_string(record->stop);
+  if (!record->interleave_group.empty()) fields["interleave_group"] = record->interleave_group;
+  if (!record->sample_seconds.empty()) {
+    nlohmann::ordered_json& times = fields["sample_times"] = nlohmann::ordered_json::array();
+    for (double t : record->sample_seconds) times.push_back(t * unit);
+  }
+  return fields;
+}
+
+// Google Benchmark's context closes with this, then opens "benchmarks".
+constexpr const char* kContextEnd = "\n  },\n  \"benchmarks\": [";
 
 }  // namespace
 
@@ -54,12 +79,14 @@ std::string new_results_path(const std::string& dir, const std::string& gpu_name
   return path.string();
 }
 
-ResultsWriter::ResultsWriter() {
+ResultsWriter::ResultsWriter(Clock::time_point start) : start_(start) {
   json_.SetOutputStream(&text_);
   json_.SetErrorStream(&discarded_);
 }
 
-ResultsWriter::ResultsWriter(std::string path) : ResultsWriter() { path_ = std::move(path); }
+ResultsWriter::ResultsWriter(std::string path, Clock::time_point start) : ResultsWriter(start) {
+  path_ = std::move(path);
+}
 
 ResultsWriter::~ResultsWriter() {
   set_stop_action(nullptr);
@@ -76,7 +103,15 @@ bool ResultsWriter::ReportContext(const Context& context) {
   }
   text_.str("");
   json_.ReportContext(context);
-  append(text_.str(), 0);  // '{ "context": {...}, "benchmarks": [' and a newline
+  std::string text = text_.str();  // '{ "context": {...}, "benchmarks": [' and a newline
+  if (const std::size_t end = text.find(kContextEnd); end != std::string::npos) {
+    const std::string field = ",\n    \"" + std::string(kWallKey) + "\": ";
+    text.insert(end, field + "null" + std::string(kWallWidth - 4, ' '));
+    long long base = committed_;
+    if (fd_ < 0) base = static_cast<long long>(GetOutputStream().tellp());  // -1: not seekable
+    if (base >= 0) wall_offset_ = base + static_cast<long long>(end + field.size());
+  }
+  append(text, 0);
   if (fd_ >= 0) set_abort_file(fd_, path_, kClosing);
   set_abort_committed(committed_, 0);
   // A stop closes the file and says where it is (then the process exits).
@@ -92,7 +127,8 @@ void ResultsWriter::ReportRuns(const std::vector<Run>& reports) {
     json_.ReportRuns({run});  // one object, with a ",\n" before all but its first
     std::string object = text_.str();
     if (starts_with(object, ",\n")) object.erase(0, 2);
-    object = merge_annotations(std::move(object), annotations_for(run.run_name.function_name));
+    object = merge_fields(std::move(object), record_fields(run));
+    object = merge_fields(std::move(object), annotations_for(run.run_name.function_name));
     chunk += (any_object_ || !chunk.empty() ? ",\n" : "") + object;
     if (const std::string name = run.run_name.str(); name != last_benchmark_) {
       last_benchmark_ = name;
@@ -133,11 +169,32 @@ void ResultsWriter::append(const std::string& text, long long benchmarks_after) 
   set_abort_committed(committed_, benchmarks_after);
 }
 
+int ResultsWriter::write_wall_seconds() {
+  if (wall_offset_ < 0) return 0;
+  char value[64];
+  const double seconds = std::chrono::duration<double>(Clock::now() - start_).count();
+  std::snprintf(value, sizeof value, "%-*.3f", static_cast<int>(kWallWidth), seconds);
+  if (std::strlen(value) != kWallWidth) return 0;  // a run of 30 years: keep null
+  if (fd_ < 0) {
+    std::ostream& out = GetOutputStream();
+    const auto end = out.tellp();
+    out.seekp(wall_offset_);
+    out.write(value, static_cast<std::streamsize>(kWallWidth));
+    out.seekp(end);
+    return out ? 0 : EIO;
+  }
+  const ssize_t w = ::pwrite(fd_, value, kWallWidth, static_cast<off_t>(wall_offset_));
+  if (w < 0 && errno == ESPIPE) return 0;  // not a file (a pipe): the placeholder stays
+  return w == static_cast<ssize_t>(kWallWidth) ? 0 : (w < 0 ? errno : ENOSPC);
+}
+
 int ResultsWriter::close_json() {
   if (fd_ < 0) {
     std::ostream& out = GetOutputStream();
     out << kClosing << std::flush;
-    closed_ = static_cast<bool>(out);
+    const int wall = write_wall_seconds();
+    out.flush();
+    closed_ = static_cast<bool>(out) && wall == 0;
     return closed_ ? 0 : EIO;
   }
   // What a second signal's handler would do too (src/harness/stop.cpp), so
@@ -146,6 +203,7 @@ int ResultsWriter::close_json() {
   int err = 0;
   if (::ftruncate(fd_, committed_) != 0 || ::lseek(fd_, committed_, SEEK_SET) != committed_) err = errno;
   if (err == 0 && ::write(fd_, kClosing, len) != len) err = errno ? errno : ENOSPC;
+  if (err == 0) err = write_wall_seconds();
   // fsync: some file systems report a full disk only here. Not every file can
   // be synced (a pipe, /dev/stdout): EINVAL and the like say so, and are no write error.
   if (err == 0 && ::fsync(fd_) != 0 && errno != EINVAL && errno != EROFS && errno != ENOTSUP) err = errno;

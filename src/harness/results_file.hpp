@@ -4,6 +4,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <ctime>
 #include <sstream>
 #include <string>
@@ -17,7 +18,15 @@ std::string new_results_path(const std::string& dir, const std::string& gpu_name
 
 // Google Benchmark's JSON, every field formatted by Google Benchmark's own
 // JSONReporter, with each benchmark's annotations (src/harness/annotations.hpp:
-// declaration, role, clocks, ...) merged into each of its runs and aggregates.
+// declaration, role, clocks, ...) merged into each of its runs and aggregates,
+// and each run's sampling record (src/harness/run_record.hpp: samples, ci_low,
+// ci_high in the run's time unit, stop_reason, interleave_group, sample_times)
+// merged into that run alone.
+//
+// The context ends with "suite_wall_seconds": the run's wall time, known only
+// when the file is closed. It is written as `null` padded with spaces (valid
+// JSON meaning "unknown": what a killed run keeps) and overwritten in place,
+// same length, when the JSON is closed.
 //
 // With a path, the writer owns the file (Google Benchmark's --benchmark_out
 // stream, which names the same file, is left unused):
@@ -33,8 +42,10 @@ std::string new_results_path(const std::string& dir, const std::string& gpu_name
 // Without a path (tests), it writes to GetOutputStream() and checks its state.
 class ResultsWriter : public benchmark::BenchmarkReporter {
  public:
-  ResultsWriter();
-  explicit ResultsWriter(std::string path);
+  using Clock = std::chrono::steady_clock;
+  // `start`: when the run began (suite_wall_seconds counts from there).
+  explicit ResultsWriter(Clock::time_point start = Clock::now());
+  explicit ResultsWriter(std::string path, Clock::time_point start = Clock::now());
   ~ResultsWriter() override;
   ResultsWriter(const ResultsWriter&) = delete;
   ResultsWriter& operator=(const ResultsWriter&) = delete;
@@ -49,6 +60,10 @@ class ResultsWriter : public benchmark::BenchmarkReporter {
   // What the file ends with: Google Benchmark's own closing of "benchmarks" and the document.
   static constexpr const char* kClosing = "\n  ]\n}\n";
 
+  // The context's last field, its placeholder value and the width reserved for it.
+  static constexpr const char* kWallKey = "suite_wall_seconds";
+  static constexpr std::size_t kWallWidth = 24;
+
  private:
   // Appends complete JSON text holding `benchmarks_after` benchmarks in all;
   // a failure ends the process (see above).
@@ -58,12 +73,16 @@ class ResultsWriter : public benchmark::BenchmarkReporter {
   int close_json();
   [[noreturn]] void write_failed(const char* what, int err);
   void finish_after_stop();
+  // Overwrites the suite_wall_seconds placeholder with the seconds since start_; 0 or an errno.
+  int write_wall_seconds();
 
   std::string path_;
   int fd_ = -1;
   long long committed_ = 0;  // bytes of complete JSON in the file
   long long benchmarks_ = 0;
   std::string last_benchmark_;
+  Clock::time_point start_;
+  long long wall_offset_ = -1;  // where the placeholder's value is (file offset or stream position)
   bool any_object_ = false;
   bool closed_ = false;
   benchmark::JSONReporter json_;  // formats; writes into text_

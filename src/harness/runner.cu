@@ -1,8 +1,10 @@
 #include "harness/runner.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <utility>
 
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
@@ -53,17 +55,37 @@ std::string out_of_memory_message(const std::exception& e, Memory kind) {
 
 }  // namespace
 
-Runner::Runner(const DeviceInfo& device, CacheMode cache)
-    : device_(device), cache_(cache), timer_(device), clocks_(device) {}
+Runner::Runner(const DeviceInfo& device, CacheMode cache, RunnerOptions options)
+    : device_(device), cache_(cache), options_(std::move(options)), timer_(device), clocks_(device) {}
 
-void set_counters(benchmark::State& state, const Work& work, std::size_t n, double measured_seconds,
+std::string interleave_group(const Declaration& decl, const Point& point) {
+  return decl.family + "/" + decl.type + "/N:" + std::to_string(point.n);
+}
+
+void Runner::interleave(std::vector<Selected> selected) {
+  interleave_ = true;
+  selected_ = std::move(selected);
+}
+
+void set_counters(benchmark::State& state, const Work& work, std::size_t n, double median_seconds,
                   double peak_bytes_per_s) {
-  const double iters = static_cast<double>(state.iterations());
-  state.SetBytesProcessed(static_cast<int64_t>(work.bytes() * iters));
-  state.SetItemsProcessed(static_cast<int64_t>(static_cast<double>(n) * iters));
-  state.counters["ops_per_second"] = benchmark::Counter(work.ops * iters, benchmark::Counter::kIsRate);
-  if (peak_bytes_per_s > 0 && measured_seconds > 0)
-    state.counters["bw_util"] = work.bytes() * iters / measured_seconds / peak_bytes_per_s;
+  if (!(median_seconds > 0)) return;
+  state.counters["bytes_per_second"] = work.bytes() / median_seconds;
+  state.counters["items_per_second"] = static_cast<double>(n) / median_seconds;
+  state.counters["ops_per_second"] = work.ops / median_seconds;
+  if (peak_bytes_per_s > 0) state.counters["bw_util"] = work.bytes() / median_seconds / peak_bytes_per_s;
+}
+
+std::vector<Runner::Member> Runner::group_of(const Declaration& decl, const Point& point,
+                                             const std::string& name) const {
+  if (!interleave_) return {{&decl, point, name}};
+  const std::string group = interleave_group(decl, point);
+  std::vector<Member> members;
+  for (const Selected& s : selected_)
+    if (interleave_group(*s.decl, s.point) == group) members.push_back({s.decl, s.point, benchmark_name(*s.decl, s.point)});
+  const bool listed = std::any_of(members.begin(), members.end(), [&](const Member& m) { return m.name == name; });
+  if (!listed) members.insert(members.begin(), {&decl, point, name});  // not in the selection given: itself
+  return members;
 }
 
 void Runner::run(benchmark::State& state, const Declaration& decl, const Point& point) {
@@ -74,75 +96,150 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
     honour_stop_request();
     current_ = name;
   }
-  // Google Benchmark calls the body several times (sizing runs, repetitions):
-  // a benchmark that failed once reports that failure again, without retrying.
-  if (auto it = failed_.find(name); it != failed_.end()) {
-    state.SkipWithError(it->second.c_str());
-    return;
+  const long long repetition = calls_[name]++;  // one call per repetition (Iterations(1))
+  const auto key = std::make_pair(name, repetition);
+  // A benchmark that failed once reports that failure again, without retrying.
+  for (auto _ : state) {
+    if (failed_.count(name) == 0 && results_.count(key) == 0) {
+      cudaGetLastError();  // an error left behind by earlier work is not this benchmark's
+      sample_group(group_of(decl, point, name), repetition);
+      if (failed_.count(name) == 0 && results_.count(key) == 0) fail(name, "not measured (its group stopped early)");
+    }
+    if (auto it = failed_.find(name); it != failed_.end()) {
+      state.SkipWithError(it->second.c_str());
+      break;
+    }
+    state.SetIterationTime(results_.at(key).record.median_seconds);
   }
-  cudaGetLastError();  // an error left behind by earlier work is not this benchmark's
-  make_room_for(decl.work(point.n).bytes());
-  if (attempt(state, decl, point, name, /*last_chance=*/false) == Attempt::retry)
-    attempt(state, decl, point, name, /*last_chance=*/true);
+  const auto it = results_.find(key);
+  if (it == results_.end() || failed_.count(name)) return;
+  const Result& result = it->second;
+  set_counters(state, decl.work(point.n), point.n, result.record.median_seconds, device_.peak_bandwidth_bytes_per_s());
+  if (result.graph_launches > 0) state.counters["graph_launches"] = result.graph_launches;
+  if (!result.profiled) record_run(name, repetition, result.record);
+  results_.erase(it);
 }
 
-Runner::Attempt Runner::attempt(benchmark::State& state, const Declaration& decl, const Point& point,
-                                const std::string& name, bool last_chance) {
-  std::unique_ptr<Case> c;
-  bool timing = false;  // Google Benchmark's loop may have begun: no second attempt
-  try {
-    c = decl.make_case(point);
-    if (verified_.count(name) == 0) {
-      const std::string mismatch = c->verify(timer_.stream());
-      if (!mismatch.empty()) {
-        fail(state, name, "verification failed: " + mismatch);
-        return Attempt::done;
-      }
-      verified_.insert(name);
-    }
-    timing = true;
-    const auto launch = [&c](cudaStream_t s) { c->launch(s); };
-    double seconds = 0;
-    if (profile_one_enabled()) {
-      seconds = profile_one(state, timer_, name, launch);  // the DRAM-byte audit: one profiled call
-    } else {
-      clocks_.start();  // a sampler thread: nothing enters the timed region
-      seconds = timer_.measure(state, launch, cache_, c->host_work());
-      record_clock_samples(name, clocks_.stop(timer_.stream()));
-    }
-    set_counters(state, decl.work(point.n), point.n, seconds, device_.peak_bandwidth_bytes_per_s());
-    return Attempt::done;
-  } catch (const Unsupported& e) {
-    clocks_.cancel();
-    fail(state, name, std::string("unsupported: ") + e.what());
-    return Attempt::done;
-  } catch (const std::exception& e) {
+void Runner::sample_group(const std::vector<Member>& members, long long repetition) {
+  double bytes = 0;
+  for (const Member& m : members) bytes = std::max(bytes, m.decl->work(m.point.n).bytes());
+  make_room_for(bytes);
+  if (attempt(members, repetition, /*last_chance=*/false) == Attempt::retry)
+    attempt(members, repetition, /*last_chance=*/true);
+}
+
+Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long repetition, bool last_chance) {
+  std::vector<std::unique_ptr<Case>> cases(members.size());
+  std::vector<std::unique_ptr<TimedLaunch>> timed(members.size());
+  std::vector<std::size_t> live;  // members built, verified and warmed up
+  bool timing = false;            // sampling may have begun: no second attempt
+  const bool profiling = profile_one_enabled();
+  // After an error: the members it concerns fail with `message`, unless memory
+  // ran out early enough to free the cached datasets and try the group again.
+  auto handle = [&](const std::exception& e, const std::vector<std::size_t>& who) -> Attempt {
     clocks_.cancel();
     const CudaState cuda = probe_cuda();
     if (cuda.sticky != cudaSuccess) {
-      (void)c.release();  // its destructor would free memory of a context that is gone
-      const std::string message = std::string("sticky CUDA error (") + cudaGetErrorName(cuda.sticky) +
-                                  "), the run stops: " + e.what();
-      fail(state, name, message);
-      request_cuda_error_stop(name, message);
+      for (auto& c : cases) (void)c.release();  // their destructors would free memory of a context that is gone
+      for (auto& t : timed) (void)t.release();
+      const std::string message =
+          std::string("sticky CUDA error (") + cudaGetErrorName(cuda.sticky) + "), the run stops: " + e.what();
+      for (const Member& m : members)
+        if (failed_.count(m.name) == 0) fail(m.name, message);
+      request_cuda_error_stop(members[who.front()].name, message);
       return Attempt::done;
     }
-    c.reset();  // before the cache is freed: the case holds dataset pointers
     const Memory memory = out_of_memory(e, cuda.last);
     if (memory == Memory::enough) {
-      fail(state, name, e.what());
+      for (std::size_t i : who) {
+        timed[i].reset();
+        cases[i].reset();
+        fail(members[i].name, e.what());
+      }
       return Attempt::done;
     }
+    timed.clear();  // before the cache is freed: the cases hold dataset pointers
+    cases.clear();
     const std::string message = out_of_memory_message(e, memory);
     if (timing || last_chance) {
-      fail(state, name, message + (last_chance ? "; also after freeing the cached datasets" : ""));
+      for (const Member& m : members)
+        if (failed_.count(m.name) == 0)
+          fail(m.name, message + (last_chance ? "; also after freeing the cached datasets" : ""));
       return Attempt::done;
     }
     const std::size_t freed = clear_datasets();
-    std::fprintf(stderr, "cuda_bench: %s: %s; freed %s of cached datasets, trying once more\n", name.c_str(),
-                 message.c_str(), format_bytes(static_cast<double>(freed)).c_str());
+    std::fprintf(stderr, "cuda_bench: %s: %s; freed %s of cached datasets, trying once more\n",
+                 members[who.front()].name.c_str(), message.c_str(), format_bytes(static_cast<double>(freed)).c_str());
     return Attempt::retry;
+  };
+
+  for (std::size_t i = 0; i < members.size(); ++i) {
+    const Member& m = members[i];
+    if (failed_.count(m.name)) continue;
+    try {
+      cases[i] = m.decl->make_case(m.point);
+      if (verified_.count(m.name) == 0) {
+        const std::string mismatch = cases[i]->verify(timer_.stream());
+        if (!mismatch.empty()) {
+          cases[i].reset();
+          fail(m.name, "verification failed: " + mismatch);
+          continue;
+        }
+        verified_.insert(m.name);
+      }
+      if (!profiling) {
+        Case* c = cases[i].get();
+        timed[i] = std::make_unique<TimedLaunch>(timer_, [c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
+      }
+      live.push_back(i);
+    } catch (const Unsupported& e) {
+      timed[i].reset();
+      cases[i].reset();
+      fail(m.name, std::string("unsupported: ") + e.what());
+    } catch (const std::exception& e) {
+      if (handle(e, {i}) == Attempt::retry) return Attempt::retry;
+      if (cases.empty()) return Attempt::done;  // out of memory on the last chance: the group failed
+    }
   }
+  if (live.empty()) return Attempt::done;
+
+  const std::string group = interleave_ ? interleave_group(*members.front().decl, members.front().point) : "";
+  timing = true;
+  try {
+    if (profiling) {  // the DRAM-byte audit: one profiled call each
+      for (std::size_t i : live) {
+        Case* c = cases[i].get();
+        Result r;
+        r.profiled = true;
+        r.record.median_seconds = profile_one(timer_, members[i].name, [c](cudaStream_t s) { c->launch(s); });
+        results_[{members[i].name, repetition}] = r;
+      }
+      return Attempt::done;
+    }
+    std::vector<TimedLaunch*> launches;
+    for (std::size_t i : live) launches.push_back(timed[i].get());
+    clocks_.start();  // a sampler thread: nothing enters the timed region
+    const std::vector<Sampled> sampled = timer_.sample(launches, options_.sampling);
+    const std::vector<ClockSample> clock = clocks_.stop(timer_.stream());
+    for (std::size_t k = 0; k < live.size(); ++k) {
+      const std::size_t i = live[k];
+      const Sampled& s = sampled[k];
+      Result r;
+      r.graph_launches = timed[i]->graph_launches();
+      r.record.samples = s.summary.n;
+      r.record.median_seconds = s.summary.median;
+      r.record.ci_low_seconds = s.summary.ci_low;
+      r.record.ci_high_seconds = s.summary.ci_high;
+      r.record.stop = s.stop;
+      r.record.interleave_group = group;
+      if (options_.keep_samples) r.record.sample_seconds = s.seconds;
+      results_[{members[i].name, repetition}] = std::move(r);
+      record_clock_samples(members[i].name, clock);
+    }
+  } catch (const std::exception& e) {
+    return handle(e, live);
+  }
+  return Attempt::done;
 }
 
 void Runner::record_clock_samples(const std::string& name, const std::vector<ClockSample>& samples) {
@@ -154,8 +251,7 @@ void Runner::record_clock_samples(const std::string& name, const std::vector<Clo
                  throttled.c_str());
 }
 
-void Runner::fail(benchmark::State& state, const std::string& name, const std::string& message) {
-  state.SkipWithError(message.c_str());
+void Runner::fail(const std::string& name, const std::string& message) {
   failed_.emplace(name, message);
   failures_.push_back(name + ": " + message);
 }

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -49,6 +51,10 @@ __global__ void gate_kernel(volatile int* gate, unsigned long long timeout_ns) {
 }
 
 constexpr unsigned long long kGateTimeoutNs = 2'000'000'000ull;
+
+// Event-timed samples enqueued before one synchronisation reads them: enough
+// to keep the host out of the way, few enough events to keep.
+constexpr std::size_t kSamplesPerSync = 1024;
 
 // Graph replays: K launches, chosen so that a hot replay lasts about this long.
 constexpr int kMinGraphLaunches = 10;
@@ -120,6 +126,10 @@ GpuTimer::GpuTimer(const DeviceInfo& device)
 }
 
 GpuTimer::~GpuTimer() {
+  for (auto& [start, stop] : pool_) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
   if (gate_) cudaFreeHost(gate_);
   if (start_) cudaEventDestroy(start_);
   if (mid_) cudaEventDestroy(mid_);
@@ -167,16 +177,21 @@ void GpuTimer::gated(const Launch& enqueue) {
     throw std::runtime_error("timer: the host took over 2 s to enqueue one timed replay; nothing was measured");
 }
 
-double GpuTimer::time_launch(const Launch& launch, CacheMode mode, bool host_work) {
+void GpuTimer::enqueue_sample(const Launch& launch, CacheMode mode, bool host_work, cudaEvent_t start,
+                              cudaEvent_t stop) {
   if (mode == CacheMode::cold) flush_l2();
   if (host_work) {
     BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));  // nothing may hide the host's work
   } else if (mode == CacheMode::hot) {
     spin(kHotSpinNs);  // as the flush does in cold mode: the launch latency stays out
   }
-  BENCH_CUDA_CHECK(cudaEventRecord(start_, stream_));
+  BENCH_CUDA_CHECK(cudaEventRecord(start, stream_));
   launch(stream_);
-  BENCH_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+  BENCH_CUDA_CHECK(cudaEventRecord(stop, stream_));
+}
+
+double GpuTimer::time_launch(const Launch& launch, CacheMode mode, bool host_work) {
+  enqueue_sample(launch, mode, host_work, start_, stop_);
   BENCH_CUDA_CHECK(cudaEventSynchronize(stop_));
   return elapsed_seconds(start_, stop_);
 }
@@ -190,42 +205,93 @@ double GpuTimer::time_gated(const Launch& enqueue) {
   return elapsed_seconds(start_, stop_);
 }
 
-double GpuTimer::measure(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work,
-                         int warmup_launches) {
+void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_t rounds,
+                           std::vector<Sampled>& out) {
+  std::vector<std::size_t> pending;  // member of each event pair in use, in pool order
+  auto read_pending = [&] {
+    BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    for (std::size_t slot = 0; slot < pending.size(); ++slot)
+      out[pending[slot]].seconds.push_back(elapsed_seconds(pool_[slot].first, pool_[slot].second));
+    pending.clear();
+  };
+  for (std::size_t r = 0; r < rounds; ++r) {
+    for (std::size_t m = 0; m < launches.size(); ++m) {
+      TimedLaunch& t = *launches[m];
+      if (t.graph_) {
+        out[m].seconds.push_back(t.graph_->per_launch_seconds());  // gated: synchronises itself
+      } else if (t.host_work_) {
+        out[m].seconds.push_back(time_launch(t.launch_, t.mode_, true));  // drains the stream first
+      } else {
+        if (pending.size() == kSamplesPerSync) read_pending();
+        if (pending.size() == pool_.size()) {
+          cudaEvent_t start = nullptr, stop = nullptr;
+          BENCH_CUDA_CHECK(cudaEventCreate(&start));
+          if (const cudaError_t created = cudaEventCreate(&stop); created != cudaSuccess) {
+            cudaEventDestroy(start);
+            BENCH_CUDA_CHECK(created);
+          }
+          pool_.emplace_back(start, stop);
+        }
+        const auto& [start, stop] = pool_[pending.size()];
+        enqueue_sample(t.launch_, t.mode_, false, start, stop);
+        pending.push_back(m);
+      }
+    }
+  }
+  read_pending();
+  BENCH_CUDA_CHECK(cudaGetLastError());
+}
+
+std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches, const SamplingOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  const auto since = [](Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); };
+  std::vector<Sampled> out(launches.size());
+  if (launches.empty()) return out;
+  const auto start = Clock::now();
+  std::size_t n = 0;
+  std::size_t rounds = options.min_samples;
+  SampleStop stop = SampleStop::none;
+  while (stop == SampleStop::none) {
+    const auto batch_start = Clock::now();
+    take_rounds(launches, rounds, out);
+    const double per_round = since(batch_start) / static_cast<double>(rounds);
+    n += rounds;
+    bool all_precise = true;
+    double worst = 0;  // the widest interval over its target
+    for (Sampled& m : out) {
+      m.summary = summarize(m.seconds);
+      all_precise = all_precise && precise_enough(m.summary, options.precision);
+      const double target = target_half_width(m.summary, options.precision);
+      worst = std::max(worst, target > 0 ? m.summary.relative_half_width() / target
+                                         : std::numeric_limits<double>::infinity());
+    }
+    const double elapsed = since(start);
+    stop = stop_reason(n, all_precise, elapsed, launches.size(), options);
+    if (stop != SampleStop::none) break;
+    rounds = next_rounds(n, worst, per_round, elapsed, launches.size(), options);
+    if (rounds == 0) stop = SampleStop::time;  // not one more round fits in the time left
+  }
+  for (Sampled& m : out) m.stop = precise_enough(m.summary, options.precision) ? SampleStop::precision : stop;
+  return out;
+}
+
+// ---- a launch made ready for sampling ------------------------------------------------
+
+TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches)
+    : launch_(std::move(launch)), mode_(mode), host_work_(host_work) {
   if (timing_mode() == TimingMode::graph && host_work)
     throw Unsupported(
         "graph timing: the case works on the host inside the timed region (host_work), which a graph replay "
         "cannot contain; time it with --timing=events");
-  for (int i = 0; i < warmup_launches; ++i) launch(stream_);
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  for (int i = 0; i < warmup_launches; ++i) launch_(timer.stream());
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(timer.stream()));
   BENCH_CUDA_CHECK(cudaGetLastError());
-  const double total = timing_mode() == TimingMode::graph ? measure_graph(state, launch, mode)
-                                                          : measure_events(state, launch, mode, host_work);
-  BENCH_CUDA_CHECK(cudaGetLastError());
-  return total;
+  if (timing_mode() == TimingMode::graph) graph_ = std::make_unique<GraphTiming>(timer, launch_, mode);
 }
 
-double GpuTimer::measure_events(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work) {
-  double total_seconds = 0;
-  for (auto _ : state) {
-    const double seconds = time_launch(launch, mode, host_work);
-    state.SetIterationTime(seconds);
-    total_seconds += seconds;
-  }
-  return total_seconds;
-}
+TimedLaunch::~TimedLaunch() = default;
 
-double GpuTimer::measure_graph(benchmark::State& state, const Launch& launch, CacheMode mode) {
-  GraphTiming graph(*this, launch, mode);
-  state.counters["graph_launches"] = graph.launches();
-  double total_seconds = 0;
-  for (auto _ : state) {
-    const double seconds = graph.per_launch_seconds();
-    state.SetIterationTime(seconds);
-    total_seconds += seconds;
-  }
-  return total_seconds;
-}
+int TimedLaunch::graph_launches() const { return graph_ ? graph_->launches() : 0; }
 
 // ---- graph timing ----------------------------------------------------------------
 

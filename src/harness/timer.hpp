@@ -1,23 +1,29 @@
-// The one timer. Every benchmark's timed region goes through GpuTimer::measure,
+// The one timer. Every benchmark's timed region goes through GpuTimer::sample,
 // in one of two timing modes (--timing=, recorded as the context's timing_mode).
+// A benchmark is set up once (its TimedLaunch: warm-up launches, in graph mode
+// the captured graphs), then sampled one timed call at a time until the 95%
+// interval of the median is as precise as asked or a cap is reached
+// (harness/sampling.hpp decides; docs/precision.md says why it holds).
 //
-// events (default): one launch per Google Benchmark iteration,
+// events (default): one sample = one launch,
 //   - CUDA events recorded on one explicit stream around the launch only,
-//   - warm-up launches before timing (module load, first-touch, clocks),
-//   - by default an L2 flush before every timed iteration ("cold": inputs smaller
+//   - by default an L2 flush before every timed launch ("cold": inputs smaller
 //     than L2 would otherwise measure L2, not HBM), or no flush ("hot"),
-//   - each iteration's elapsed time handed to Google Benchmark (UseManualTime).
+//   - samples are enqueued in batches, each with its own pair of events (a
+//     pool), and read after one synchronisation per batch; the next batch is
+//     sized from how far the interval still is from the target.
 //   What is timed, in both cache modes:
 //   - GPU work: the device time from the start event to the stop event. The
 //     stream is kept busy ahead of the start event (the flush, or in hot mode a
 //     short spin), so the host's launch latency is hidden the same way in both
 //     modes and never counted.
 //   - Host work (a library call that allocates and copies its result to the
-//     host, a CPU reference): the stream is drained before the start event, so
-//     the events bracket all of the host's work, none of it hidden behind the flush.
+//     host, a CPU reference): one sample at a time, the stream drained before
+//     the start event, so the events bracket all of the host's work, none of it
+//     hidden behind the flush or an earlier sample.
 //
-// graph: K launches captured into one CUDA graph (GraphTiming below); each
-//   iteration replays it between two events and reports the time per launch.
+// graph: K launches captured into one CUDA graph (GraphTiming below); one
+//   sample replays it between two events and gives the time per launch.
 //   The replay waits behind a gate kernel until the host has enqueued all of it,
 //   so the host's launch latency stays out however long the enqueueing takes.
 //   Launches in a graph follow each other without the host, so the per-launch
@@ -29,13 +35,16 @@
 // A failed CUDA call or launch throws CudaError naming it.
 #pragma once
 
-#include <benchmark/benchmark.h>
 #include <cuda_runtime_api.h>
 
 #include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
 
 #include "harness/device.hpp"
 #include "harness/device_buffer.hpp"
+#include "harness/sampling.hpp"
 
 namespace bench {
 
@@ -46,7 +55,7 @@ const char* to_string(CacheMode mode);
 const char* to_string(TimingMode mode);
 
 // The process-wide timing mode: set once by the driver (--timing=) before any
-// benchmark runs; every GpuTimer::measure follows it. Default: events.
+// benchmark runs; every sample follows it. Default: events.
 void set_timing_mode(TimingMode mode);
 TimingMode timing_mode();
 
@@ -58,6 +67,16 @@ constexpr unsigned long long kHotSpinNs = 20'000;
 void launch_spin(cudaStream_t stream, unsigned long long ns);
 
 using Launch = std::function<void(cudaStream_t)>;
+
+class TimedLaunch;
+
+// One benchmark's samples (seconds, in the order taken), what they say, and
+// why sampling ended.
+struct Sampled {
+  std::vector<double> seconds;
+  Summary summary;
+  SampleStop stop = SampleStop::none;
+};
 
 class GpuTimer {
  public:
@@ -78,14 +97,16 @@ class GpuTimer {
   // Keeps the stream busy for about `ns` of device time (no memory traffic).
   void spin(unsigned long long ns);
 
-  // Warm-up, then the Google Benchmark loop timing `launch` in the process-wide
-  // timing mode. `host_work`: the launch does work on the host inside the timed
-  // region. Returns the total measured seconds (the sum handed to SetIterationTime).
-  double measure(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work,
-                 int warmup_launches = 2);
+  // Samples the launches round-robin (one sample of each in turn, back to back
+  // in the same batch) until every one's interval of the median is within
+  // options.precision, or the time cap (max_time_seconds x launches) or the
+  // sample cap is reached; at least options.min_samples each. One result per
+  // launch, in order: each says whether it reached the precision ("precision")
+  // or why sampling ended without it ("time", "samples").
+  std::vector<Sampled> sample(const std::vector<TimedLaunch*>& launches, const SamplingOptions& options);
 
-  // One event-timed launch exactly as one iteration of events mode times it
-  // (flush or spin ahead, events around the launch); seconds.
+  // One event-timed launch exactly as events mode times one sample (flush or
+  // spin ahead, events around the launch), synchronised at once; seconds.
   double time_launch(const Launch& launch, CacheMode mode, bool host_work);
 
   // Enqueues `enqueue`'s work behind a gate kernel that holds the stream until
@@ -97,12 +118,16 @@ class GpuTimer {
   double time_gated(const Launch& enqueue);
 
  private:
-  double measure_events(benchmark::State& state, const Launch& launch, CacheMode mode, bool host_work);
-  double measure_graph(benchmark::State& state, const Launch& launch, CacheMode mode);
+  // Enqueues one sample: the flush (cold) or spin (hot) ahead, `start`, the
+  // launch, `stop`. With host_work the stream is drained before `start` instead.
+  void enqueue_sample(const Launch& launch, CacheMode mode, bool host_work, cudaEvent_t start, cudaEvent_t stop);
+  // `rounds` rounds of one sample of each launch, appended to `out`.
+  void take_rounds(const std::vector<TimedLaunch*>& launches, std::size_t rounds, std::vector<Sampled>& out);
   double elapsed_seconds(cudaEvent_t from, cudaEvent_t to);
 
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, mid_ = nullptr, stop_ = nullptr;
+  std::vector<std::pair<cudaEvent_t, cudaEvent_t>> pool_;  // one pair per sample of a batch
   int* gate_ = nullptr;         // host-mapped: [0] released by the host, [1] set on timeout
   int* gate_device_ = nullptr;  // the same memory as the device sees it
   DeviceBuffer<unsigned char> flush_buffer_;
@@ -149,6 +174,28 @@ class GraphTiming {
 
   void build(const Launch& launch);
   void release();
+};
+
+// A benchmark's launch made ready for sampling: warm-up launches (module load,
+// first touch, clocks, a library's set-up), and in graph mode its graphs.
+class TimedLaunch {
+ public:
+  // Throws Unsupported in graph mode for a case that works on the host or that
+  // cannot be captured; CudaError for a failed call.
+  TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches = 2);
+  ~TimedLaunch();
+  TimedLaunch(const TimedLaunch&) = delete;
+  TimedLaunch& operator=(const TimedLaunch&) = delete;
+
+  // K of the graph replays; 0 in events mode.
+  int graph_launches() const;
+
+ private:
+  friend class GpuTimer;
+  Launch launch_;
+  CacheMode mode_;
+  bool host_work_;
+  std::unique_ptr<GraphTiming> graph_;
 };
 
 }  // namespace bench

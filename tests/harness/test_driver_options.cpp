@@ -78,12 +78,57 @@ TEST(DriverOptions, DevicesResolvedAgainstTheMachine) {
   }
 }
 
-TEST(DriverGbFlags, MinTimeAcceptedAsGoogleBenchmarkAcceptsIt) {
-  // 1.8: "<float>s", "<int>x", or a bare float (with a warning); 1.7: a bare float.
-  for (const char* good : {"0.5s", "2s", "100x", "0.25", ""}) EXPECT_EQ(min_time_problem(good, true), "") << good;
-  for (const char* bad : {"abc", "1.0q", "1.5x", "1e999s", "10 s"}) EXPECT_NE(min_time_problem(bad, true), "") << bad;
-  for (const char* good : {"0.5", "1e-3", ""}) EXPECT_EQ(min_time_problem(good, false), "") << good;
-  for (const char* bad : {"0.5s", "100x", "abc"}) EXPECT_NE(min_time_problem(bad, false), "") << bad;
+// The message of the UsageError parse throws ("" when none).
+std::string refusal(std::vector<std::string> args) {
+  try {
+    parse(std::move(args));
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(DriverOptions, SamplingOptions) {
+  const Options d = parse({});
+  EXPECT_DOUBLE_EQ(d.sampling.precision, 0.005);
+  EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.5);
+  EXPECT_EQ(d.sampling.min_samples, 16u);
+  EXPECT_EQ(d.sampling.max_samples, 10000u);
+  EXPECT_FALSE(d.keep_samples);
+  EXPECT_FALSE(d.interleave);
+  const Options o = parse({"--precision=1.5", "--max-time=2", "--min-samples=6", "--max-samples=64", "--keep-samples",
+                           "--interleave"});
+  EXPECT_DOUBLE_EQ(o.sampling.precision, 0.015);
+  EXPECT_DOUBLE_EQ(o.sampling.max_time_seconds, 2);
+  EXPECT_EQ(o.sampling.min_samples, 6u);
+  EXPECT_EQ(o.sampling.max_samples, 64u);
+  EXPECT_TRUE(o.keep_samples);
+  EXPECT_TRUE(o.interleave);
+  EXPECT_EQ(o.passthrough, (std::vector<std::string>{"cuda_bench"}));
+}
+
+TEST(DriverOptions, BadSamplingValuesAreRefusedNamingTheOption) {
+  for (const char* bad : {"abc", "0", "-1", "nan", "inf", "100", "250", "", "1%", "0.5 "})
+    EXPECT_EQ(refusal({std::string("--precision=") + bad}).rfind(std::string("--precision=") + bad + ": ", 0), 0u)
+        << bad;
+  for (const char* bad : {"abc", "0", "-0.5", "NaN", "-inf", "1e999", "2s"})
+    EXPECT_EQ(refusal({std::string("--max-time=") + bad}).rfind(std::string("--max-time=") + bad + ": ", 0), 0u)
+        << bad;
+  for (const char* option : {"--min-samples=", "--max-samples="})
+    for (const char* bad : {"abc", "0", "-3", "1.5", ""})
+      EXPECT_EQ(refusal({option + std::string(bad)}).rfind(option + std::string(bad) + ": ", 0), 0u) << option << bad;
+  EXPECT_EQ(refusal({"--min-samples=5"}), "--min-samples=5: at least 6 (a 95% interval of the median needs 6 samples)");
+  EXPECT_EQ(refusal({"--max-samples=10"}), "--max-samples=10: below --min-samples=16");
+  EXPECT_EQ(refusal({"--precision=99.9"}), "");
+}
+
+TEST(DriverOptions, MinTimeIsRefusedNamingMaxTimeAndPrecision) {
+  for (const char* flag : {"--benchmark_min_time=0.5s", "--benchmark_min_time=100x", "--benchmark_min_time"}) {
+    const std::string why = refusal({flag});
+    EXPECT_EQ(why.rfind(std::string(flag) + ": not used", 0), 0u) << why;
+    EXPECT_NE(why.find("--max-time="), std::string::npos) << why;
+    EXPECT_NE(why.find("--precision="), std::string::npos) << why;
+  }
 }
 
 // A declaration of `bytes_per_element` bytes read (and as many written when

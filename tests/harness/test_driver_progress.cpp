@@ -4,6 +4,7 @@
 
 #include <sstream>
 
+#include "console.hpp"
 #include "progress.hpp"
 
 namespace bench::driver {
@@ -107,6 +108,31 @@ TEST(DriverProgress, AnEarlyStopSaysSo) {
   p.ReportRuns({run("a/i32/x/N:1", 0)});
   p.Finalize();
   EXPECT_NE(err.str().find("progress: stopped after 1/10, 0:00 elapsed\n"), std::string::npos) << err.str();
+}
+
+// The console line: median ± half-width, samples, stop reason, bandwidth; a
+// cap before the precision is marked.
+TEST(DriverConsole, LineShowsTheIntervalAndWhySamplingStopped) {
+  benchmark::BenchmarkReporter::Run r = run("reduce_sum/i32/floor_sum/N:1048576", 0);
+  r.iterations = 1;
+  r.time_unit = benchmark::kMicrosecond;
+  r.real_accumulated_time = 5.25e-6;
+  r.counters["bytes_per_second"] = benchmark::Counter(1.6e12);
+  RunRecord rec;
+  rec.samples = 64;
+  rec.median_seconds = 5.25e-6;
+  rec.ci_low_seconds = 5.24e-6;
+  rec.ci_high_seconds = 5.2662e-6;  // +0.31%
+  rec.stop = SampleStop::precision;
+  EXPECT_EQ(console_line(r, rec, 40),
+            "reduce_sum/i32/floor_sum/N:1048576           5.250 us ± 0.31%  n=64  precision  1.60 TB/s");
+  rec.stop = SampleStop::time;
+  EXPECT_NE(console_line(r, rec, 40).find("± 0.31% (time cap: precision not reached)  n=64  1.60 TB/s"),
+            std::string::npos);
+  rec.stop = SampleStop::samples;
+  EXPECT_NE(console_line(r, rec, 40).find("(sample cap: precision not reached)"), std::string::npos);
+  EXPECT_EQ(format_rate(3.12e11), "312 GB/s");
+  EXPECT_EQ(format_rate(0), "-");
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ void run_suite(const std::vector<const Declaration*>& decls, Runner& runner, con
 
 const nlohmann::json& entry(const nlohmann::json& results, const std::string& name) {
   for (const auto& b : results["benchmarks"])
-    if (b["run_name"] == name + "/manual_time") return b;
+    if (b["run_name"] == name + kRunNameSuffix) return b;
   throw std::out_of_range(name);
 }
 
@@ -112,7 +112,7 @@ TEST_F(FaultRecovery, StickyErrorStopsTheRunWithEveryFinishedResultInClosedJson)
   ASSERT_EQ(results["benchmarks"].size(), 2u) << results.dump(2);
   EXPECT_FALSE(results["benchmarks"][0].value("error_occurred", false));
   const auto& bad = results["benchmarks"][1];
-  EXPECT_EQ(bad["run_name"], "test_fault/i32/illegal_address/N:1048576/manual_time");
+  EXPECT_EQ(bad["run_name"], std::string("test_fault/i32/illegal_address/N:1048576") + kRunNameSuffix);
   EXPECT_NE(bad["error_message"].get<std::string>().find("cudaErrorIllegalAddress"), std::string::npos);
 }
 

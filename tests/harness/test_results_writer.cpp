@@ -12,6 +12,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -22,6 +23,7 @@
 
 #include "harness/annotations.hpp"
 #include "harness/results_file.hpp"
+#include "harness/run_record.hpp"
 #include "harness/stop.hpp"
 
 namespace bench {
@@ -132,6 +134,102 @@ TEST(ResultsWriter, KeepsGoogleBenchmarksFieldsAndMergesAnnotations) {
   EXPECT_EQ(b["error_message"], "verification failed: expected 1, got 2");
   EXPECT_FALSE(b.contains("role"));
   expect_valid_json(path);
+}
+
+// Each run gets its own sampling record (times in its unit); aggregates none.
+TEST(ResultsWriter, EachRunCarriesItsSamplingRecord) {
+  const TempFile file("records");
+  const std::string name = "writer_test/i32/sampled/N:1024";
+  RunRecord first;
+  first.samples = 64;
+  first.median_seconds = 5.25e-6;
+  first.ci_low_seconds = 5.2e-6;
+  first.ci_high_seconds = 5.3e-6;
+  first.stop = SampleStop::precision;
+  record_run(name, 0, first);
+  RunRecord second = first;
+  second.stop = SampleStop::time;
+  second.interleave_group = "writer_test/i32/N:1024";
+  second.sample_seconds = {5e-6, 6e-6};
+  record_run(name, 1, second);
+  {
+    ResultsWriter w(file.path);
+    w.ReportContext(benchmark::BenchmarkReporter::Context{});
+    BenchRun r0 = fake_run(name, 5.25, nullptr, 2), r1 = fake_run(name, 5.25, nullptr, 2);
+    r1.repetition_index = 1;
+    w.ReportRuns({r0, r1});
+    w.ReportRuns({fake_run(name, 5.25, "median", 2)});
+    w.Finalize();
+  }
+  const auto j = nlohmann::json::parse(read(file.path));
+  ASSERT_EQ(j["benchmarks"].size(), 3u);
+  const auto& a = j["benchmarks"][0];
+  EXPECT_EQ(a["samples"], 64);
+  EXPECT_NEAR(a["ci_low"].get<double>(), 5.2, 1e-9);  // microseconds, the run's unit
+  EXPECT_NEAR(a["ci_high"].get<double>(), 5.3, 1e-9);
+  EXPECT_EQ(a["stop_reason"], "precision");
+  EXPECT_FALSE(a.contains("interleave_group"));
+  EXPECT_FALSE(a.contains("sample_times"));
+  const auto& b = j["benchmarks"][1];
+  EXPECT_EQ(b["stop_reason"], "time");
+  EXPECT_EQ(b["interleave_group"], "writer_test/i32/N:1024");
+  ASSERT_EQ(b["sample_times"].size(), 2u);
+  EXPECT_NEAR(b["sample_times"][1].get<double>(), 6.0, 1e-9);
+  EXPECT_FALSE(j["benchmarks"][2].contains("samples")) << "an aggregate has no sampling record";
+  expect_valid_json(file.path);
+}
+
+// suite_wall_seconds: a padded null while the run goes on (a killed run keeps
+// it: valid JSON meaning "unknown"), the seconds once closed.
+TEST(ResultsWriter, SuiteWallSecondsIsReservedThenWrittenInPlace) {
+  const TempFile file("wall");
+  const auto start = ResultsWriter::Clock::now() - std::chrono::milliseconds(1500);
+  ResultsWriter w(file.path, start);
+  benchmark::AddCustomContext("precision_percent", "0.5");
+  w.ReportContext(benchmark::BenchmarkReporter::Context{});
+  w.ReportRuns({fake_run("writer_test/i32/w/N:1", 1)});
+  const std::string open = read(file.path);
+  const auto during = nlohmann::json::parse(open + ResultsWriter::kClosing);
+  ASSERT_TRUE(during["context"].contains("suite_wall_seconds")) << open;
+  EXPECT_TRUE(during["context"]["suite_wall_seconds"].is_null()) << "unknown until the run ends";
+  EXPECT_EQ(during["context"]["precision_percent"], "0.5");
+  w.Finalize();
+  const std::string closed = read(file.path);
+  const auto after = nlohmann::json::parse(closed);
+  ASSERT_TRUE(after["context"]["suite_wall_seconds"].is_number()) << closed;
+  EXPECT_GE(after["context"]["suite_wall_seconds"].get<double>(), 1.5);
+  EXPECT_LT(after["context"]["suite_wall_seconds"].get<double>(), 60);
+  EXPECT_EQ(closed.size(), open.size() + std::strlen(ResultsWriter::kClosing)) << "overwritten in place";
+  EXPECT_EQ(after["benchmarks"].size(), 1u);
+  expect_valid_json(file.path);
+}
+
+// A run killed at any moment: the prefix plus the closing is valid JSON, with
+// the placeholder read as null.
+TEST(ResultsWriter, KilledRunKeepsThePlaceholderAsNull) {
+  const TempFile file("killed");
+  const pid_t pid = fork();
+  if (pid == 0) {
+    ResultsWriter w(file.path);
+    w.ReportContext(benchmark::BenchmarkReporter::Context{});
+    w.ReportRuns({fake_run("writer_test/i32/k/N:1", 1)});
+    raise(SIGKILL);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status));
+  const auto j = nlohmann::json::parse(read(file.path) + ResultsWriter::kClosing);
+  EXPECT_TRUE(j["context"]["suite_wall_seconds"].is_null());
+  EXPECT_EQ(j["benchmarks"].size(), 1u);
+}
+
+TEST(ResultsWriter, StreamModeOverwritesThePlaceholderToo) {
+  std::stringstream out;
+  ResultsWriter w(ResultsWriter::Clock::now() - std::chrono::seconds(2));
+  w.SetOutputStream(&out);
+  w.ReportContext(benchmark::BenchmarkReporter::Context{});
+  w.Finalize();
+  EXPECT_GE(nlohmann::json::parse(out.str())["context"]["suite_wall_seconds"].get<double>(), 2.0) << out.str();
 }
 
 // What a SIGKILL leaves: the file after every benchmark is complete JSON but

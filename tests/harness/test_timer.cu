@@ -1,6 +1,7 @@
 // The timer and runner on a real GPU: events (and graph replays) time the
-// launch and nothing else, and failures become clear per-benchmark errors
-// rather than aborts or numbers.
+// launch and nothing else, sampling stops on precision, time or samples and
+// says which, --interleave samples a group together, and failures become clear
+// per-benchmark errors rather than aborts or numbers.
 #include <benchmark/benchmark.h>
 #include <gtest/gtest.h>
 
@@ -12,6 +13,7 @@
 
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
+#include "harness/data.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
 
@@ -49,14 +51,20 @@ Declaration scripted(std::string variant, std::function<std::unique_ptr<Case>(co
   return d;
 }
 
-// Runs the declarations through Google Benchmark with the real Runner; returns
-// the parsed JSON.
-nlohmann::json run_through_benchmark(const std::vector<Declaration>& decls, Runner& runner) {
+// Runs the declarations through Google Benchmark with the real Runner (with
+// --interleave over all of them when `interleave`); returns the parsed JSON.
+nlohmann::json run_through_benchmark(const std::vector<Declaration>& decls, Runner& runner, bool interleave = false) {
   RegistrationOptions opt;
   opt.sizes = {1 << 20};
   register_benchmarks(decls, opt, [&runner](benchmark::State& s, const Declaration& d, const Point& p) {
     runner.run(s, d, p);
   });
+  if (interleave) {
+    std::vector<Selected> selected;
+    for (const auto& d : decls)
+      for (const auto& p : expand(d, opt.sizes, Suite::curated)) selected.push_back({&d, p});
+    runner.interleave(selected);
+  }
   std::stringstream out, err;
   FlushingJsonReporter reporter;
   reporter.SetOutputStream(&out);
@@ -71,16 +79,6 @@ class Timer : public ::testing::Test {
   void SetUp() override { BENCH_REQUIRE_GPU(); }
   void TearDown() override { set_timing_mode(TimingMode::events); }
 };
-
-// Google Benchmark's measured time per benchmark (its default, 0.5 s, would
-// make the short kernels below take minutes).
-void set_min_time(const char* seconds) {
-  std::string flag = std::string("--benchmark_min_time=") + seconds;
-  static char arg0[] = "gpu_tests";  // Google Benchmark keeps argv[0] (the JSON context's "executable")
-  char* argv[] = {arg0, flag.data(), nullptr};
-  int argc = 2;
-  benchmark::Initialize(&argc, argv);
-}
 
 std::unique_ptr<Case> make_scripted(std::function<void(cudaStream_t)> launch) {
   return std::make_unique<ScriptedCase>(std::move(launch));
@@ -200,7 +198,6 @@ TEST_F(Timer, RealCudaErrorNamesTheCall) {
 // time would reach theirs and these bounds fail. The controls put a flush or a
 // spin inside the launch on purpose and show the same bounds catch it.
 TEST_F(Timer, FlushAndSpinStayOutOfTheTimedRegion) {
-  set_min_time(CUDABENCH_DEFAULT_MIN_TIME);
   GpuTimer probe(*query_device(nullptr));
   const double flush = device_us(probe, [&probe](cudaStream_t s) { probe.flush_l2(s); });
   const double spin = device_us(probe, [](cudaStream_t s) { launch_spin(s, kHotSpinNs); });
@@ -229,7 +226,6 @@ TEST_F(Timer, FlushAndSpinStayOutOfTheTimedRegion) {
 // per-launch time stays far below a flush, and below the event-timed launch
 // it is meant to undercut. The control keeps a flush inside the launch.
 TEST_F(Timer, GraphTimingLeavesFlushAndGateOut) {
-  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
   GpuTimer probe(*query_device(nullptr));
   const double flush = device_us(probe, [&probe](cudaStream_t s) { probe.flush_l2(s); });
   std::vector<double> single(101);
@@ -255,7 +251,6 @@ TEST_F(Timer, GraphTimingLeavesFlushAndGateOut) {
 TEST_F(Timer, GraphTimeMatchesAKnownDuration) {
   // A 50 us spin per launch: the per-launch time of a replay is that plus the
   // small step from one graph node to the next, in both cache modes.
-  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
   set_timing_mode(TimingMode::graph);
   for (CacheMode mode : {CacheMode::hot, CacheMode::cold}) {
     Runner runner(*query_device(nullptr), mode);
@@ -271,7 +266,6 @@ TEST_F(Timer, GraphTimeMatchesAKnownDuration) {
 }
 
 TEST_F(Timer, GraphModeRefusesHostWorkAndUncapturableCasesAndGoesOn) {
-  set_min_time(CUDABENCH_GRAPH_MIN_TIME);
   set_timing_mode(TimingMode::graph);
   Runner runner(*query_device(nullptr), CacheMode::hot);
   const std::vector<Declaration> decls{
@@ -296,6 +290,141 @@ TEST_F(Timer, GraphModeRefusesHostWorkAndUncapturableCasesAndGoesOn) {
   EXPECT_FALSE(fine.value("error_occurred", false)) << fine.dump();
   EXPECT_GT(fine.value("real_time", 0.0), 0.0);
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
+// ---- sampling -------------------------------------------------------------------
+
+// Google Benchmark's --benchmark_repetitions for the runs of one test.
+void set_repetitions(int k) {
+  std::string flag = "--benchmark_repetitions=" + std::to_string(k);
+  static char arg0[] = "gpu_tests";  // Google Benchmark keeps argv[0] (the JSON context's "executable")
+  char* argv[] = {arg0, flag.data(), nullptr};
+  int argc = 2;
+  benchmark::Initialize(&argc, argv);
+}
+
+// Every field a sampled run carries, consistent with its median.
+void expect_sampled(const nlohmann::json& b, std::size_t min_samples) {
+  ASSERT_FALSE(b.value("error_occurred", false)) << b.dump();
+  ASSERT_TRUE(b.contains("samples")) << b.dump();
+  EXPECT_GE(b["samples"].get<std::size_t>(), min_samples) << b.dump();
+  EXPECT_EQ(b["iterations"], 1) << "one call per repetition: no sizing runs";
+  const double median = b["real_time"].get<double>();
+  EXPECT_GT(median, 0);
+  EXPECT_LE(b["ci_low"].get<double>(), median) << b.dump();
+  EXPECT_GE(b["ci_high"].get<double>(), median) << b.dump();
+  const std::string stop = b["stop_reason"];
+  EXPECT_TRUE(stop == "precision" || stop == "time" || stop == "samples") << stop;
+}
+
+// A real declaration (CUB's reduction at 2^20) through the sampler, with its
+// counters derived from the median.
+TEST_F(Timer, SamplingReportsTheMedianAndItsInterval) {
+  const Declaration& decl = testing::find("reduce_sum/i32/cub_device_reduce");
+  RunnerOptions options;
+  options.keep_samples = true;
+  Runner runner(*query_device(nullptr), CacheMode::cold, options);
+  const auto j = run_through_benchmark({decl}, runner);
+  ASSERT_EQ(j["benchmarks"].size(), 1u) << j.dump(1);
+  const auto& b = j["benchmarks"][0];
+  expect_sampled(b, options.sampling.min_samples);
+  EXPECT_EQ(b["sample_times"].size(), b["samples"].get<std::size_t>());
+  const double median = b["real_time"].get<double>();
+  EXPECT_NEAR(b["bytes_per_second"].get<double>(), decl.work(1 << 20).bytes() / (median * 1e-6),
+              1e-6 * b["bytes_per_second"].get<double>());
+  if (b["stop_reason"] == "precision") {
+    const double half = std::max(b["ci_high"].get<double>() - median, median - b["ci_low"].get<double>());
+    const double step = 0.05;  // microseconds: the event timer's 32 ns and then some
+    EXPECT_LE(half, std::max(0.005 * median, step)) << b.dump();
+  }
+  RecordProperty("samples", std::to_string(b["samples"].get<int>()));
+  RecordProperty("stop_reason", b["stop_reason"].get<std::string>());
+}
+
+// A case whose time alternates between 20 and 60 us: its median is never
+// pinned to 0.5%.
+Declaration alternating() {
+  return scripted("alternating", [](const Point&) {
+    auto calls = std::make_shared<int>(0);
+    return make_scripted([calls](cudaStream_t s) { launch_spin(s, (*calls)++ % 2 ? 60'000 : 20'000); });
+  });
+}
+
+// A tiny --max-time stops the alternating case on time, after exactly the minimum.
+TEST_F(Timer, TinyMaxTimeStopsOnTime) {
+  RunnerOptions options;
+  options.sampling.max_time_seconds = 1e-6;
+  Runner runner(*query_device(nullptr), CacheMode::hot, options);
+  const auto j = run_through_benchmark({alternating()}, runner);
+  const auto& b = j["benchmarks"][0];
+  expect_sampled(b, options.sampling.min_samples);
+  EXPECT_EQ(b["stop_reason"], "time") << b.dump();
+  EXPECT_EQ(b["samples"], options.sampling.min_samples);
+}
+
+// The sample cap: with max_samples = min_samples, the same case stops on samples.
+TEST_F(Timer, SampleCapStopsOnSamples) {
+  RunnerOptions options;
+  options.sampling.min_samples = 8;
+  options.sampling.max_samples = 8;
+  Runner runner(*query_device(nullptr), CacheMode::hot, options);
+  const auto j = run_through_benchmark({alternating()}, runner);
+  const auto& b = j["benchmarks"][0];
+  expect_sampled(b, 8);
+  EXPECT_EQ(b["stop_reason"], "samples") << b.dump();
+  EXPECT_EQ(b["samples"], 8);
+}
+
+// --interleave: one result per member of the family/type/N group, all sampled
+// together (the same number of samples each), every member's own error kept.
+TEST_F(Timer, InterleaveGivesOneResultPerMember) {
+  RunnerOptions options;
+  options.keep_samples = true;
+  Runner runner(*query_device(nullptr), CacheMode::cold, options);
+  const std::vector<Declaration> decls{
+      scripted("a_short", [](const Point&) { return make_scripted([](cudaStream_t s) { launch_spin(s, 10'000); }); }),
+      scripted("b_long", [](const Point&) { return make_scripted([](cudaStream_t s) { launch_spin(s, 30'000); }); }),
+      scripted("c_wrong", [](const Point&) { return std::make_unique<ScriptedCase>(launch_empty, "expected 1, got 2"); }),
+      scripted("d_empty", [](const Point&) { return make_scripted(launch_empty); }),
+  };
+  const auto j = run_through_benchmark(decls, runner, /*interleave=*/true);
+  ASSERT_EQ(j["benchmarks"].size(), 4u) << j.dump(1);
+  const auto& a = j["benchmarks"][0];
+  const auto& b = j["benchmarks"][1];
+  const auto& c = j["benchmarks"][2];
+  const auto& d = j["benchmarks"][3];
+  for (const auto* x : {&a, &b, &d}) {
+    expect_sampled(*x, options.sampling.min_samples);
+    EXPECT_EQ((*x)["interleave_group"], "timer_test/i32/N:1048576");
+    EXPECT_EQ((*x)["samples"], a["samples"]) << "round-robin: as many samples each";
+  }
+  EXPECT_EQ(c.value("error_message", ""), "verification failed: expected 1, got 2");
+  EXPECT_NEAR(a["real_time"].get<double>(), 10.0, 1.0);
+  EXPECT_NEAR(b["real_time"].get<double>(), 30.0, 1.0);
+  EXPECT_EQ(runner.failures().size(), 1u);
+}
+
+// --benchmark_repetitions=3: three sampled runs, each with its own record, and
+// Google Benchmark's aggregates (without records) over them.
+TEST_F(Timer, RepetitionsAreSampledRunsWithAggregates) {
+  set_repetitions(3);
+  Runner runner(*query_device(nullptr), CacheMode::hot);
+  const auto j = run_through_benchmark(
+      {scripted("spin", [](const Point&) { return make_scripted([](cudaStream_t s) { launch_spin(s, 20'000); }); })},
+      runner);
+  set_repetitions(1);
+  std::size_t runs = 0, aggregates = 0;
+  for (const auto& b : j["benchmarks"]) {
+    if (b["run_type"] == "aggregate") {
+      ++aggregates;
+      EXPECT_FALSE(b.contains("samples"));
+    } else {
+      expect_sampled(b, 16);
+      EXPECT_EQ(b["repetition_index"], runs++);
+    }
+  }
+  EXPECT_EQ(runs, 3u);
+  EXPECT_GE(aggregates, 3u);  // mean, median, stddev (and cv)
 }
 
 }  // namespace

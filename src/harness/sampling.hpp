@@ -1,0 +1,88 @@
+// The statistics of precision-driven sampling (docs/precision.md, "Sampling"):
+// the median of a benchmark's samples, a distribution-free 95% confidence
+// interval for it from order statistics, and the rule that says when to stop
+// sampling and how many samples to take next. Host-only and pure: the timer
+// (harness/timer.hpp) takes the samples, this decides what they say.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace bench {
+
+// A 95% interval of the median needs at least this many samples: with fewer,
+// even [min, max] covers the median with probability 1 - 2^(1-n) < 95%.
+constexpr std::size_t kMinSamplesForInterval = 6;
+
+// The 1-based ranks (j, k), j < k, of the order statistics x_(j), x_(k) that
+// bound the median of n samples at 95% confidence: the largest j with
+// P(B < j) <= 0.025 for B ~ Binomial(n, 1/2), and k = n + 1 - j (so
+// P(B >= k) <= 0.025 too). Exact binomial sums up to n = 1000, the normal
+// approximation with continuity correction beyond (never narrower than the
+// exact ranks: tested). n >= kMinSamplesForInterval, else std::invalid_argument.
+std::pair<std::size_t, std::size_t> median_interval_ranks(std::size_t n);
+
+// What n samples say about their median.
+struct Summary {
+  std::size_t n = 0;
+  double median = 0;
+  double ci_low = 0;   // x_(j)
+  double ci_high = 0;  // x_(k)
+  // The smallest positive gap between two distinct samples: the timer's
+  // reading step when readings come in steps (events: 32 ns on H100/H200);
+  // 0 when every sample is equal.
+  double step = 0;
+  // The interval's larger half, relative to the median (0.003 = ±0.3%).
+  double relative_half_width() const;
+};
+
+// Median, interval and step of `samples` (any order; n >= kMinSamplesForInterval).
+Summary summarize(std::vector<double> samples);
+
+// The median alone (any n >= 1): the middle sample, or the mean of the middle two.
+double median_of_sorted(const std::vector<double>& sorted);
+
+// What the caller asked for: --precision (as a fraction), --max-time,
+// --min-samples, --max-samples.
+struct SamplingOptions {
+  double precision = 0.005;     // the interval within ±0.5% of the median
+  double max_time_seconds = 0.5;  // per benchmark (an interleaved group: times its members)
+  std::size_t min_samples = 16;
+  std::size_t max_samples = 10000;
+};
+
+// Why sampling ended (none: it goes on).
+enum class SampleStop { none, precision, time, samples };
+const char* to_string(SampleStop stop);
+
+// True when both halves of the interval lie within the target: ±precision of
+// the median, or one reading step where that is wider (readings that come in
+// steps cannot pin a median closer than one step; docs/precision.md).
+bool precise_enough(const Summary& s, double precision);
+
+// The stopping rule after n samples taken in `elapsed` seconds of sampling
+// (of a group of `members` benchmarks sampled round-robin: each has n), given
+// whether every one is precise enough. Never stops below min_samples.
+SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::size_t members,
+                       const SamplingOptions& options);
+
+// How many more rounds (one sample per member) to take next: about what the
+// worst member's interval says is still needed, n * (half-width / target)^2 - n,
+// at least a quarter of n (and 4), at most 3n and kMaxRoundsPerBatch, never past
+// max_samples and never past the time cap at `seconds_per_round`. 0 when not
+// one more round fits in the time left.
+constexpr std::size_t kMaxRoundsPerBatch = 1024;
+std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, double seconds_per_round,
+                        double elapsed, std::size_t members, const SamplingOptions& options);
+
+// The target half-width of a summary: the larger of ±precision and one step,
+// relative to the median.
+double target_half_width(const Summary& s, double precision);
+
+// Why these options are unusable ("" when fine): min_samples below
+// kMinSamplesForInterval, max_samples below min_samples.
+std::string sampling_options_problem(const SamplingOptions& options);
+
+}  // namespace bench
