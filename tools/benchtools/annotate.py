@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools.cli import Parser
-from benchtools.results import ROLES, ResultsError, parse_name
+from benchtools.results import ROLES, ResultsError, parse_name, read_text
 
 FIELDS = ("declaration", "role", "host_work", "reference")
 
@@ -34,9 +34,7 @@ FIELDS = ("declaration", "role", "host_work", "reference")
 def load_declarations(path: str) -> Dict[str, dict]:
     """{"family/type/variant": its fields to add}, in the list's order."""
     try:
-        doc = json.loads(Path(path).read_text())
-    except OSError as e:
-        raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+        doc = json.loads(read_text(path, "a declaration list"))
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(doc, list) or not doc:

@@ -315,8 +315,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not (0 <= args.tolerance < 1) or args.floor < 0:
             raise ResultsError("--tolerance must be in [0, 1) and --floor non-negative")
         results = load_results(args.results)
-        if results.context.get("profile_one") != "true":
-            print(f"bench-audit: warning: {args.results} is not from a --profile-one run", file=sys.stderr)
         if not results.records:
             raise ResultsError(f"{args.results}: no successful benchmark to audit")
         try:
@@ -331,6 +329,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"bench-audit: {e}", file=sys.stderr)
         return 2
+    if results.context.get("profile_one") != "true":   # once the input is known good: bad input gets one line
+        print(f"bench-audit: warning: {args.results} is not from a --profile-one run", file=sys.stderr)
     rows = audit(results, calls, args.tolerance, args.floor)
     markdown = to_markdown(rows, results, args.tolerance, args.floor, start)
     if args.out:

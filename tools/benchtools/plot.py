@@ -13,7 +13,8 @@ Writes (PNG, SVG and/or PDF; byte-identical when redrawn from the same JSON):
   roofline_families           each family/type's best kernel and its library at
                               their own intensities, under the read and copy
                               roofs and the compute roofs, with % of roof
-  heatmap_<family>_<type>_<variant>   GB/s over block x batch at one N
+  heatmap_<family>_<type>_<variant>   GB/s over block x batch at one N (with _n<N> when
+                              the GPUs' largest N differ: a file per N)
   gpucompare_<family>_<type>  (files of several GPUs) time on each GPU over the first's
   versus_<family>_<kernel>    (with --versus KERNEL) µs per call of the kernel and of
                               every library path (each CCCL of a bench-merge file),
@@ -93,9 +94,13 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
         for g in gpus:
             for s, at in shape.heatmap_targets(g.records, heatmap, n):
                 targets.setdefault((s, at), []).append((shape.panel_label(g), shape.heatmap_grid(g.records, s, at)))
+        sizes = {}   # GPUs whose largest N differ get one heatmap per N: one file each, none overwritten
+        for s, at in targets:
+            sizes.setdefault(s, []).append(at)
         for ((family, type_, variant), at), panels in targets.items():
             title = f"{family} {type_} {variant}: GB/s by block x batch at N = {shape.n_label(at)}"
-            figures.append((f"heatmap_{family}_{type_}_{variant}", lambda t=title, p=panels: draw.heatmap(t, p)))
+            stem = f"heatmap_{family}_{type_}_{variant}" + (f"_n{at}" if len(sizes[(family, type_, variant)]) > 1 else "")
+            figures.append((stem, lambda t=title, p=panels: draw.heatmap(t, p)))
     out_dir.mkdir(parents=True, exist_ok=True)
     written: List[Path] = []
     for stem, make in figures:
@@ -152,8 +157,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-plot: {e}", file=sys.stderr)
         return 2
 
-    warn(warnings)
     written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap, versus_)
+    if not written:   # e.g. only 0 B/s and mean aggregates: nothing a chart can show
+        print(f"bench-plot: nothing to draw: no benchmark in the input has a time and declared bytes for the "
+              f"charts {', '.join(charts)}", file=sys.stderr)
+        return 2
+    warn(warnings)
     if missing:  # once, however many charts lack it
         print(f"bench-plot: warning: roofline drawn without: {'; '.join(missing)}", file=sys.stderr)
     for p in written:

@@ -16,12 +16,13 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import re
 import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.results import Record, Results, ResultsError, load_results, parse_name, representative
+from benchtools.results import Record, Results, ResultsError, load_results, parse_name, read_text, representative
 
 DEFAULT_PUBLISHED = "results/published/vector_sum_writeup_h100.json"
 
@@ -68,13 +69,16 @@ def _optional_int(obj: dict, key: str, where: str) -> Optional[int]:
     return value
 
 
+def _finite(value) -> Optional[float]:
+    """An optional number of the file (percent of peak, assumed peak): None unless finite and > 0."""
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and value > 0
+    return float(value) if ok else None
+
+
 def load_published(path: str) -> Published:
     """Reads and checks a published-figures file; PublishedError names what is wrong."""
     try:
-        with open(path) as f:
-            doc = json.load(f)
-    except OSError as e:
-        raise PublishedError(f"{path}: cannot read: {e.strerror or e}") from None
+        doc = json.loads(read_text(path, "a published-figures file"))
     except json.JSONDecodeError as e:
         raise PublishedError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(doc, dict) or doc.get("label") != "published":
@@ -96,17 +100,17 @@ def load_published(path: str) -> Published:
         for j, f in enumerate(_need(k, "figures", list, where)):
             fwhere = f"{where}.figures[{j}]"
             gbps = _need(f, "gbps", (int, float), fwhere)
-            if gbps <= 0:
-                raise PublishedError(f"{fwhere}: 'gbps' must be positive")
+            if isinstance(gbps, bool) or not math.isfinite(gbps) or gbps <= 0:   # JSON NaN/Infinity parse
+                raise PublishedError(f"{fwhere}: 'gbps' must be positive, got {gbps!r}")
             pct = f.get("percent_of_peak")
             figures.append(Figure(kernel, _need(f, "in", str, fwhere), tuple(ours), block, batch,
-                                  float(gbps), float(pct) if isinstance(pct, (int, float)) else None))
+                                  float(gbps), _finite(pct)))
     if not figures:
         raise PublishedError(f"{path}: no published figures")
     return Published(path=path, title=_need(source, "title", str, f"{path}: source"),
                      author=str(source.get("author", "")), url=str(source.get("url", "")),
                      gpu=_need(doc, "gpu", str, path), gpu_match=_need(doc, "gpu_match", str, path),
-                     n=n, peak_gbps=float(peak) if isinstance(peak, (int, float)) else None, figures=figures)
+                     n=n, peak_gbps=_finite(peak), figures=figures)
 
 
 def gpu_matches(gpu_name: str, model: str) -> bool:

@@ -42,6 +42,7 @@ _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _TOKEN = re.compile(r"^[a-z0-9_]+$")
 # A variant may carry bench-merge's "@<tag>" (e.g. cub_device_reduce@cccl3.5.0): another build's copy.
 _VARIANT = re.compile(r"^[a-z0-9_]+(?:@[a-z0-9][a-z0-9_.]*)?$")
+_DIGITS = re.compile(r"^[0-9]+$")
 # Suffixes Google Benchmark appends to a run name; they are not our axes.
 _GB_SUFFIX = re.compile(r"^(manual_time|real_time|process_time|min_time:.*|min_warmup_time:.*|"
                         r"repeats:.*|iterations:.*|threads:.*)$")
@@ -179,7 +180,8 @@ def parse_name(name: str) -> Optional[dict]:
         if _GB_SUFFIX.match(token):
             continue
         key, sep, value = token.partition(":")
-        if not sep or key not in ("N", "block", "batch") or not value.isdigit():
+        # ASCII digits only ("²".isdigit() is true, int("²") fails); 0 is no size, block or batch
+        if not sep or key not in ("N", "block", "batch") or not _DIGITS.match(value) or int(value) == 0:
             return None
         out["n" if key == "N" else key] = int(value)
     return out if out["n"] else None
@@ -226,11 +228,24 @@ def _number(value, what: str, positive: bool) -> float:
         raise ValueError(f"{what} is {value!r}, not a number")
     try:
         v = float(value)
+    except OverflowError:   # an integer beyond any float
+        raise ValueError(f"{what} is {str(value)[:20]}... ({len(str(value))} digits): not a measurement") from None
     except (TypeError, ValueError):
         raise ValueError(f"{what} is {value!r}, not a number") from None
     if not math.isfinite(v) or v < 0 or (positive and v == 0):
         raise ValueError(f"{what} is {value!r}: not a measurement")
     return v
+
+
+# A time below a picosecond is no call's (a 5e-324 ns time would reach the tools as 0 s).
+_SHORTEST = 1e-12
+
+
+def _index(value) -> int:
+    """repetition_index: an integer >= 0 (ValueError naming it otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"repetition_index is {value!r}, not an integer >= 0")
+    return value
 
 
 # Counters a record carries besides its time; absent means "not declared" (0).
@@ -319,6 +334,8 @@ def load_results(path: str | Path) -> Results:
     context = doc["context"]
     if not isinstance(context, dict) or "gpu_name" not in context:
         raise ResultsError(f"{path}: not a cuda_bench results file (its context names no gpu_name)")
+    if not isinstance(context["gpu_name"], str) or not context["gpu_name"].strip():
+        raise ResultsError(f"{path}: context gpu_name is {context['gpu_name']!r}, not a GPU name")
     if not isinstance(doc["benchmarks"], list):
         raise ResultsError(f"{path}: 'benchmarks' is {type(doc['benchmarks']).__name__}, not a list")
     _check_context(path, context)
@@ -339,21 +356,25 @@ def load_results(path: str | Path) -> Results:
         if aggregate in ("stddev", "cv"):
             continue  # not a time
         try:
+            if b.get("run_type") == "aggregate" and not (isinstance(aggregate, str) and aggregate):
+                raise ValueError(f"aggregate_name is {aggregate!r}: an aggregate names its statistic")
             if "time_unit" not in b:
                 raise ValueError("time_unit is missing (the unit of real_time)")
-            if b["time_unit"] not in _UNIT_SECONDS:
+            if not isinstance(b["time_unit"], str) or b["time_unit"] not in _UNIT_SECONDS:
                 raise ValueError(f"time_unit is {b['time_unit']!r}, not one of {', '.join(_UNIT_SECONDS)}")
             if "real_time" not in b:
                 raise ValueError("real_time is missing")
             real_time = _number(b["real_time"], "real_time", positive=True)
             seconds = real_time * _UNIT_SECONDS[b["time_unit"]]
+            if seconds < _SHORTEST:
+                raise ValueError(f"real_time is {b['real_time']!r} {b['time_unit']}: shorter than any call")
             rates = {k: _number(b.get(k, 0.0), k, positive=False) for k in _RATES}
             sampled = sampling_fields(b, real_time, _UNIT_SECONDS[b["time_unit"]]) if aggregate is None else {}
             results.records.append(Record(
                 seconds=seconds,
                 **rates,
                 aggregate=aggregate,
-                repetition=int(b.get("repetition_index", 0)),
+                repetition=_index(b.get("repetition_index", 0)),
                 **parsed, **{"cccl_version": context_cccl, **declared_fields(b)}, **sampled,
             ))
         except (TypeError, ValueError) as e:

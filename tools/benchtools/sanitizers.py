@@ -112,7 +112,7 @@ def summarize(logs: Sequence[Path], known: Sequence[Known]) -> dict[str, ToolRow
         status = log.with_suffix(".status")
         rc, secs = 0, 0
         if status.exists():
-            parts = status.read_text().split()
+            parts = status.read_text(encoding="utf-8", errors="replace").split()
             if len(parts) == 2 and all(p.lstrip("-").isdigit() for p in parts):
                 rc, secs = int(parts[0]), int(parts[1])
         row.slowest_s = max(row.slowest_s, secs)

@@ -258,7 +258,7 @@ def speedup_series(records: List[Record], baseline: str | None = None) -> Dict[C
     groups = by_chart(kernels(records))
     for key, series in bandwidth_series(kernels(records)).items():
         base = choose_baseline(groups[key], baseline)
-        if base is None:
+        if base not in series:   # None, or a baseline with only aggregates other than the median
             continue
         base_time = {n: r.seconds for n, _, r in series[base]}
         chart = {}
@@ -606,9 +606,12 @@ def bandwidth_charts(gpus: Sequence[Gpu]) -> List[LineChart]:
         panels = []
         for g in gpus:
             rs = [r for r in g.records if (r.family, r.type) == (family, type_) and not is_compute_ceiling(r)]
-            if not rs:
+            # 0 B/s (no bytes declared) has no place on the log axis; no series at all when the
+            # only entries are aggregates other than the median
+            series = {v: kept for v, pts in bandwidth_series(rs).get((family, type_), {}).items()
+                      if (kept := [p for p in pts if p[1] > 0])}
+            if not series:
                 continue
-            series = bandwidth_series(rs)[(family, type_)]
             hlines, roof, what = [], None, ""
             if g.peak_bandwidth:
                 hlines.append(HLine(g.peak_bandwidth / 1e9, f"theoretical peak {g.peak_bandwidth / 1e9:.0f} GB/s", "peak"))
@@ -631,6 +634,8 @@ def bandwidth_charts(gpus: Sequence[Gpu]) -> List[LineChart]:
                 panel.bar_label = "best GB/s over N (% of the theoretical peak)"
                 panel.bar_roof = hlines[0] if hlines else None
             panels.append(panel)
+        if not panels:
+            continue
         if family == CEILING_FAMILY:
             title = f"{family} {type_}: measured bandwidth ceilings vs N"
             emph = ranked({v: "distinct" for p in panels for v in p.lines})
