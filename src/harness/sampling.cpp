@@ -78,7 +78,10 @@ const char* to_string(SampleStop stop) {
 }
 
 double target_half_width(const Summary& s, double precision) {
-  const double step = s.median > 0 ? s.step / s.median : 0;
+  // One reading step, with 1% to spare: the step is the smallest gap seen, and
+  // the float milliseconds of cudaEventElapsedTime make equal steps differ in
+  // their last bits (a half-width of exactly one step must pass).
+  const double step = s.median > 0 ? s.step / s.median * 1.01 : 0;
   return std::max(precision, step);
 }
 
@@ -88,8 +91,11 @@ bool precise_enough(const Summary& s, double precision) {
 
 SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::size_t members,
                        const SamplingOptions& options) {
-  if (n < options.min_samples) return SampleStop::none;
-  if (all_precise) return SampleStop::precision;
+  // The time cap binds as soon as an interval exists (a slow call, such as a
+  // CPU reference at 2^30, would otherwise cost min_samples x its time);
+  // precision is claimed only from min_samples on.
+  if (n < kMinSamplesForInterval) return SampleStop::none;
+  if (n >= options.min_samples && all_precise) return SampleStop::precision;
   if (n >= options.max_samples) return SampleStop::samples;
   if (elapsed >= options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1)))
     return SampleStop::time;

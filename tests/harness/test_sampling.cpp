@@ -104,7 +104,7 @@ TEST(Sampling, TiesAndReadingSteps) {
   EXPECT_DOUBLE_EQ(s.ci_high, 3.840e-6);
   EXPECT_NEAR(s.step, 32e-9, 1e-15);
   EXPECT_TRUE(precise_enough(s, 0.005));
-  EXPECT_NEAR(target_half_width(s, 0.005), 32e-9 / 3.84e-6, 1e-12);
+  EXPECT_NEAR(target_half_width(s, 0.005), 1.01 * 32e-9 / 3.84e-6, 1e-12);  // one step, 1% to spare
   // One step wide on one side: still as precise as the readings allow.
   std::vector<double> y(16, 3.840e-6);
   for (int i = 0; i < 6; ++i) y[i] = 3.808e-6;
@@ -112,14 +112,20 @@ TEST(Sampling, TiesAndReadingSteps) {
   // Two steps (the step, 32 ns, seen between 3.808 and 3.840): not.
   for (int i = 0; i < 5; ++i) y[i] = 3.776e-6;
   EXPECT_FALSE(precise_enough(summarize(y), 0.005));
+  // Float readings: one step seen as 31.99 ns, the interval's half 32.0 ns.
+  std::vector<double> f(40, 3.87200e-6);
+  for (int i = 0; i < 12; ++i) f[i] = 3.84001e-6, f[39 - i] = 3.90400e-6;
+  EXPECT_TRUE(precise_enough(summarize(f), 0.005)) << "a half-width of one step passes in float readings";
   // All equal: no step, a zero-width interval.
   EXPECT_TRUE(precise_enough(summarize(std::vector<double>(8, 1e-6)), 0.005));
 }
 
 TEST(Sampling, StoppingRule) {
-  SamplingOptions o;  // 0.5%, 0.5 s, 16 .. 10000
+  SamplingOptions o;  // 0.5%, 0.1 s, 16 .. 10000
+  o.max_time_seconds = 0.5;
   EXPECT_EQ(stop_reason(15, true, 0.0, 1, o), SampleStop::none) << "never below min_samples";
-  EXPECT_EQ(stop_reason(15, false, 9.0, 1, o), SampleStop::none) << "not even past the time cap";
+  EXPECT_EQ(stop_reason(5, false, 9.0, 1, o), SampleStop::none) << "no interval below 6 samples";
+  EXPECT_EQ(stop_reason(6, false, 9.0, 1, o), SampleStop::time) << "the time cap binds once an interval exists";
   EXPECT_EQ(stop_reason(16, true, 0.0, 1, o), SampleStop::precision);
   EXPECT_EQ(stop_reason(64, false, 0.1, 1, o), SampleStop::none);
   EXPECT_EQ(stop_reason(64, false, 0.5, 1, o), SampleStop::time);
@@ -131,6 +137,7 @@ TEST(Sampling, StoppingRule) {
 
 TEST(Sampling, NextBatch) {
   SamplingOptions o;
+  o.max_time_seconds = 0.5;
   // Interval twice the target at n = 16: about 16 * 4 = 64 in all, 48 more.
   EXPECT_EQ(next_rounds(16, 2.0, 1e-5, 0.0, 1, o), 48u);
   // Just short of the target: at least a quarter of n (and 4).
