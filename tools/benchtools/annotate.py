@@ -18,6 +18,7 @@ Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import sys
@@ -26,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools.cli import Parser
-from benchtools.results import ROLES, ResultsError, parse_name, read_text
+from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, parse_name, read_text
 
 FIELDS = ("declaration", "role", "host_work", "reference")
 
@@ -149,8 +150,9 @@ def _write_in_place(path: str, text: str) -> None:
     target = Path(path)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:   # a .json.gz stays gzip (mtime 0: the same text, the same bytes)
+            data = text.encode("utf-8")
+            f.write(gzip.compress(data, 9, mtime=0) if target.read_bytes()[:2] == GZIP_MAGIC else data)
         os.chmod(tmp, target.stat().st_mode & 0o777)
         os.replace(tmp, target)
     except BaseException:
@@ -170,10 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         decls = load_declarations(args.declarations)
         plans = []
         for path in args.results:
-            try:
-                text = Path(path).read_text()
-            except OSError as e:
-                raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+            text = read_text(path)
             plans.append((path, text, *annotate_text(text, decls, path)))
     except ResultsError as e:
         print(f"bench-annotate: {e}", file=sys.stderr)

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence
 
 from benchtools.ncu import PROFILER_START_RANGE, Call, group_calls, parse_ncu_csv, split_profiler_start
 from benchtools.cli import Parser
-from benchtools.results import Results, ResultsError, benchmark_fields, load_results
+from benchtools.results import Results, ResultsError, benchmark_fields, load_results, read_text
 
 DEFAULT_TOLERANCE = 0.01       # of the call's compulsory traffic (read + written)
 DEFAULT_FLOOR = float(1 << 20)  # bytes: twice the largest background a no-write call showed (docs/audit.md)
@@ -317,10 +317,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = load_results(args.results)
         if not results.records:
             raise ResultsError(f"{args.results}: no successful benchmark to audit")
-        try:
-            text = Path(args.ncu_csv).read_text()
-        except OSError as e:
-            raise ResultsError(f"{args.ncu_csv}: cannot read: {e.strerror or e}") from None
+        text = read_text(args.ncu_csv, "an ncu CSV")
         start_rows, kernel_rows = split_profiler_start(parse_ncu_csv(text, args.ncu_csv),
                                                        1 if results.context.get("profile_start_range") else 0)
         calls = group_calls(kernel_rows, profiled_order(results), args.ncu_csv)

@@ -6,6 +6,7 @@ bytes (no dates, no random SVG ids, no version strings in the metadata).
 """
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
@@ -46,7 +47,18 @@ def save(fig, path: Path, fmt: str) -> Path:
     import matplotlib
 
     with matplotlib.rc_context(_RC):
-        fig.savefig(path, format=fmt, bbox_inches="tight", metadata=_METADATA[fmt], dpi=DPI)
+        if fmt != "png":
+            fig.savefig(path, format=fmt, bbox_inches="tight", metadata=_METADATA[fmt], dpi=DPI)
+            return path
+        rendered = io.BytesIO()
+        fig.savefig(rendered, format=fmt, bbox_inches="tight", metadata=_METADATA[fmt], dpi=DPI)
+    # PNGs are committed (plots/): a 256-colour palette keeps a line chart's look at a
+    # third of the bytes (Pillow's median cut is deterministic, as the lock pins Pillow).
+    from PIL import Image
+
+    rendered.seek(0)
+    with Image.open(rendered) as image:
+        image.convert("RGB").quantize(256, method=Image.Quantize.MEDIANCUT).save(path, format="PNG", optimize=True)
     return path
 
 

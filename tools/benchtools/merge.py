@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import Parser, check_writable, write_text
-from benchtools.results import ResultsError, load_results, parse_name
+from benchtools.results import ResultsError, load_results, parse_name, read_text
 
 TAG = "@cccl"
 _VERSION = re.compile(r"^[0-9a-z][0-9a-z_.]*$")
@@ -44,7 +44,7 @@ def _read(path: str) -> dict:
     run = load_results(path)   # one line naming what is wrong with a file that is not a results file
     if run.truncated:
         raise ResultsError(f"{path}: truncated (interrupted run?): merge complete files only")
-    return json.loads(Path(path).read_text())
+    return json.loads(read_text(path))
 
 
 def _check_one_board(docs: Sequence[Tuple[str, dict]]) -> None:

@@ -34,6 +34,7 @@ import json
 import math
 import re
 import sys
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
@@ -75,7 +76,6 @@ class Record:
     host_work: Optional[bool] = None  # works on the host inside the timed region
     reference: Optional[str] = None   # "family/type/variant" of the family's reference
     cccl_version: Optional[str] = None  # the CCCL the benchmark was built with (its own field, else the context's)
-
     # Precision sampling (None in files that predate it); seconds like `seconds`, the median:
     ci_low_seconds: Optional[float] = None    # 95% interval of the median
     ci_high_seconds: Optional[float] = None
@@ -301,16 +301,40 @@ def _check_context(path: str, context: dict) -> None:
                 raise ResultsError(f"{path}: {e}") from None
 
 
-def _read_text(path: str) -> str:
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def read_bytes(path: str | Path) -> bytes:
+    """A file's bytes, gunzipped when it is gzip data (by its first bytes, not its
+    name): results/ stores runs as .json.gz and every tool reads them as .json.
+    A cut-off .gz yields what it holds up to the cut, as a cut-off .json does."""
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         raise ResultsError(f"{path}: cannot read: {e.strerror or e}") from None
+    if not data.startswith(GZIP_MAGIC):
+        return data
+    out = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    try:
+        text = out.decompress(data)
+    except zlib.error as e:
+        raise ResultsError(f"{path}: gzip data is corrupt ({e})") from None
+    if not out.eof and not text:
+        raise ResultsError(f"{path}: gzip data ends before any content")
+    return text
+
+
+def read_text(path: str | Path, what: str = "a results file") -> str:
+    """read_bytes as UTF-8 text; ResultsError naming the file and the first bad byte."""
+    data = read_bytes(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ResultsError(f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} at offset {e.start}): "
-                           f"not a results file") from None
+                           f"not {what}") from None
+
+
+_read_text = read_text  # the name the loader and older callers use
 
 
 def load_results(path: str | Path) -> Results:
@@ -442,7 +466,7 @@ def benchmark_fields(path: str | Path, keys: Iterable[str]) -> Dict[str, Dict[st
     the first entry of each benchmark that carries any. For a file that
     load_results accepted (a truncated one included)."""
     wanted = list(keys)
-    text = Path(path).read_text()
+    text = read_text(path)
     try:
         entries = json.loads(text).get("benchmarks", [])
     except json.JSONDecodeError:
