@@ -178,3 +178,23 @@ def test_chart_draws_each_ratio_with_its_interval_and_the_precision_band(tmp_pat
     assert first[:8] == b"\x89PNG\r\n\x1a\n"
     assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce", "--chart", str(out)]) == 0
     assert out.read_bytes() == first                                       # byte-stable
+
+
+def test_an_interval_collapsed_onto_one_reading_is_widened_to_the_reading_step():
+    """Readings in 32 ns steps: a median whose interval is that one reading is known to
+    one step, so two such medians 0.5 step apart give no verdict, not an exact ratio."""
+    import dataclasses
+
+    base = load_results(INTERLEAVED).records[0]
+    step = 32e-9
+    a = dataclasses.replace(base, seconds=4.384e-6, ci_low_seconds=4.384e-6, ci_high_seconds=4.384e-6,
+                            sample_seconds=None)
+    b = dataclasses.replace(base, seconds=4.416e-6, ci_low_seconds=4.384e-6, ci_high_seconds=4.448e-6,
+                            sample_seconds=None)
+    assert ab.reading_step([a, b]) == pytest.approx(step)
+    assert ab._interval(a, False, step) == pytest.approx((4.384e-6, 4.352e-6, 4.416e-6))
+    ratio, low, high = stats.ratio_interval(ab._interval(b, False, step), ab._interval(a, False, step))
+    assert low < 1 < high and stats.verdict(low, high) == stats.VERDICTS[2]
+    # Without the step the collapsed side adds nothing: a narrower, overconfident interval.
+    _, low0, _ = stats.ratio_interval(ab._interval(b, False), ab._interval(a, False))
+    assert low < low0

@@ -57,17 +57,31 @@ class Comparison:
         return INTERLEAVED if self.interleaved else ACROSS_TIME
 
 
-def _interval(r: Record, from_samples: bool) -> Tuple[float, float, float]:
+def reading_step(records: Sequence[Record]) -> float:
+    """The timer's reading step as the results show it: the smallest positive distance
+    between a median and an end of its interval (CUDA events on Hopper: 32 ns); 0 when
+    no interval has one."""
+    gaps = [g for r in records if r.ci_low_seconds is not None
+            for g in (r.seconds - r.ci_low_seconds, r.ci_high_seconds - r.seconds) if g > r.seconds * 1e-9]
+    return min(gaps, default=0.0)
+
+
+def _interval(r: Record, from_samples: bool, step: float = 0.0) -> Tuple[float, float, float]:
     """(median, low, high) in seconds: from the raw samples when asked (and there are
-    enough of them), else the JSON's real_time, ci_low and ci_high."""
+    enough of them), else the JSON's real_time, ci_low and ci_high. Never narrower
+    than one reading step on either side: readings that come in steps place a
+    median no closer than that, however many agree (an interval collapsed onto one
+    reading would otherwise claim an exact ratio)."""
     got = stats.median_interval(r.sample_seconds) if from_samples and r.sample_seconds else None
-    return got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds)
+    m, low, high = got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds)
+    return m, min(low, m - step) if m - step > 0 else low, max(high, m + step)
 
 
 def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparison]]:
     """{(family, type): [Comparison per N, then variant in declaration order]} for the
     family/types where the chosen variant was measured, at the N it was measured at."""
     out: Dict[Chart, List[Comparison]] = {}
+    step = reading_step(records)
     for chart, rs in by_chart(kernels(records)).items():
         best = best_per_n(rs)
         mine = {r.n: r for s, recs in best.items() if s[2] == chosen for r in recs}
@@ -80,7 +94,7 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
                 if variant == chosen or v is None:
                     continue
                 both_samples = bool(v.sample_seconds and c.sample_seconds)
-                iv, ic = _interval(v, both_samples), _interval(c, both_samples)
+                iv, ic = _interval(v, both_samples, step), _interval(c, both_samples, step)
                 ratio, low, high = stats.ratio_interval(iv, ic)
                 rows.append(Comparison(chart[0], chart[1], n, variant, chosen, ratio, low, high,
                                        stats.verdict(low, high),

@@ -208,7 +208,10 @@ def _draw_lines(ax, panel, chart: LineChart) -> None:
             if band:   # the medians' 95% intervals, as bars (a band would vanish at a lone N)
                 ys = dict(pts)
                 ax.errorbar([n for n, _, _ in band], [ys[n] for n, _, _ in band],
-                            yerr=[[ys[n] - lo for n, lo, _ in band], [hi - ys[n] for n, _, hi in band]], fmt="none",
+                            # The line's rate (the file's counter) and the interval's (bytes over ci_high,
+                            # ci_low) can differ in their last digits: never a negative bar.
+                            yerr=[[max(0.0, ys[n] - lo) for n, lo, _ in band], [max(0.0, hi - ys[n]) for n, _, hi in band]],
+                            fmt="none",
                             ecolor=style["color"], elinewidth=1.0, capsize=2.5, alpha=style["alpha"],
                             zorder=style["zorder"], label="_interval")
             capped = set(panel.capped.get(variant, ()))
