@@ -298,7 +298,7 @@ def test_refresh_baseline_measures_baseline_and_aa_runs_then_the_gate_uses_their
                                  "--max-time=0.25", "--min-samples=8"] for c in calls)
     assert "regression suite, run 5 of 5 (A/A run 4)" in r.stderr
     folder = f"results/regression/{GPU_SLUG}_20261122"
-    assert f"commit them: git add {BASELINE} {folder} {NOISE}" in r.stdout
+    assert f"commit them: git add {BASELINE}.gz {folder} {NOISE}" in r.stdout
     assert len(json.loads((checkout / NOISE).read_text())["runs"]) == 5
 
     r = run_regression(checkout)   # the gate: with the noise file just written
@@ -341,7 +341,7 @@ def test_refresh_baseline_without_aa_runs_writes_the_baseline_only(checkout):
 def test_refresh_baseline_writes_nothing_when_an_aa_run_has_errors(checkout):
     r = run_regression(checkout, "--refresh-baseline", FAKE_FAIL_AT="2")
     assert r.returncode == 1
-    assert "not refreshing results/baseline/nvidia-h200.json: some benchmarks reported errors" in r.stderr
+    assert "not refreshing results/baseline/nvidia-h200.json.gz: some benchmarks reported errors" in r.stderr
     assert len((checkout / "cuda_bench.log").read_text().splitlines()) == 2   # stopped at the failing run
     assert not (checkout / "results").exists()
 

@@ -37,7 +37,8 @@ def runs(tmp_path_factory):
     doc = _annotated(json.loads((FIXTURES / "h200_roofline.json").read_text()))
     doc["context"].update(gpu_sm_clock_khz="1980000", timing_mode="events")
     doc["benchmarks"][0]["throttled"] = True
-    doc["benchmarks"].append({"name": VERIFY_FAIL + "/manual_time", "run_name": VERIFY_FAIL + "/manual_time",
+    failed = VERIFY_FAIL + "/iterations:1/manual_time"   # as cuda_bench names runs since precision sampling
+    doc["benchmarks"].append({"name": failed, "run_name": failed,
                               "run_type": "iteration", "error_occurred": True,
                               "error_message": "verification failed: expected 524288, got 524287",
                               "iterations": 0, "real_time": 0, "cpu_time": 0, "time_unit": "us"})
@@ -81,6 +82,7 @@ def test_run_report_context_tables_and_errors(runs):
     errors = page[page.index('id="errors"'):page.index('id="all"')]
     assert errors.index("verification failed") < errors.index("unsupported")   # failures first
     assert "expected 524288, got 524287" in errors and '<tr class="bad">' in errors
+    assert f"<td>{VERIFY_FAIL}</td>" in errors and "iterations:1" not in errors   # the benchmark's own name
     assert "1 throttled" in page
     assert len(re.findall(r'<table class="sortable"', page)) >= 5
 

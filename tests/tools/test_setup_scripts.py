@@ -52,8 +52,8 @@ def test_a_gpu_model_without_a_baseline_exits_2_with_the_command_before_measurin
     out = run(REGRESSION, path_dirs=[fake_nvidia_smi(tmp_path, "NVIDIA A100-SXM4-80GB")],
                cwd=tmp_path)
     assert out.returncode == 2
-    assert "results/baseline/nvidia-a100-sxm4-80gb.json does not exist" in out.stderr
-    assert ("tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-a100-sxm4-80gb.json "
+    assert "results/baseline/nvidia-a100-sxm4-80gb.json.gz does not exist" in out.stderr
+    assert ("tools/run-regression --refresh-baseline   (then commit results/baseline/nvidia-a100-sxm4-80gb.json.gz "
             "and the A/A runs and noise file it names)") in out.stderr
     assert "building" not in out.stderr  # chosen before anything is built or measured
 

@@ -24,6 +24,7 @@ import html
 import io
 import math
 import os
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -268,7 +269,7 @@ def errors_section(runs: Sequence[Results], labels: Sequence[str]) -> str:
         for name, message in run.errors:
             kind = "verification failed" if message.startswith("verification failed") else (
                 "unsupported" if message.startswith("unsupported") else "error")
-            rows.append(([label] if len(runs) > 1 else []) + [kind, name.replace("/manual_time", ""), message])
+            rows.append(([label] if len(runs) > 1 else []) + [kind, re.sub(r"/(iterations:\d+|manual_time)(?=/|$)", "", name), message])
             classes.append("bad" if kind != "unsupported" else "")
     if not rows:
         return '<p class="ok">No benchmark reported an error: every one was verified against its reference.</p>'
