@@ -37,7 +37,7 @@ if os.environ.get("FAKE_NO_GPU"):
     sys.exit(3)
 out = next(a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out="))
 drift = 1 + 0.01 * int(re.search(r"r(\\d+)_", os.path.basename(out)).group(1))
-rng = random.Random(out + "|" + NAME)
+rng = random.Random(os.path.basename(out) + "|" + NAME)   # not the temporary folder: the same draws every run
 entries = []
 for name, us in BENCHMARKS:
     xs = sorted(us * drift * SLOWER.get(name, 1.0) * math.exp(rng.gauss(0, 0.01)) for _ in range(300))
