@@ -93,6 +93,12 @@ std::string where(std::size_t n, std::size_t offset, Config cfg) {
 
 class FloorOps : public StreamTest {
  protected:
+  void SetUp() override {
+    StreamTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
+    out_ = DeviceBuffer<double>(1);
+    index_ = DeviceBuffer<long long>(1);
+  }
   template <class T>
   T fetch(const T* device) {
     T got{};
@@ -123,8 +129,8 @@ class FloorOps : public StreamTest {
     EXPECT_EQ(fetch(index_.get()), want.index) << "argmax index";
   }
 
-  DeviceBuffer<double> out_{1};  // room for any 4-byte result, 8-byte aligned
-  DeviceBuffer<long long> index_{1};
+  DeviceBuffer<double> out_;  // room for any 4-byte result, 8-byte aligned
+  DeviceBuffer<long long> index_;
 };
 
 // ---- determinism ------------------------------------------------------------
