@@ -42,6 +42,22 @@ inline std::string test_name(const ::testing::TestParamInfo<std::string>& info) 
   return d.family + "_" + d.type + "_" + d.variant;
 }
 
+// A GPU test with a stream of its own, and no error left behind (the API
+// tests of the launch-floor kernels).
+class StreamTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    BENCH_REQUIRE_GPU();
+    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
+  }
+  void TearDown() override {
+    if (!stream_) return;  // skipped: no GPU, nothing to check
+    EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
+    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+  }
+  cudaStream_t stream_ = nullptr;
+};
+
 // A GPU test over one declaration (the parameter is its id): a stream, and no
 // error left behind.
 class VariantTest : public ::testing::TestWithParam<std::string> {

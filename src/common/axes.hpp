@@ -50,4 +50,12 @@ Axis axis() {
   return Axis{{Curated...}, List::values()};
 }
 
+// A compile-time axis written as a std::integer_sequence (how a header
+// outside the harness, kernels/reduce/launch_floor.cuh, lists its values):
+// every value in the full suite, `curated` in the default suite.
+template <int... Vs>
+Axis sequence_axis(std::integer_sequence<int, Vs...>, int curated) {
+  return Axis{{curated}, {Vs...}};
+}
+
 }  // namespace bench

@@ -21,17 +21,8 @@ namespace {
 using launch_floor::Config;
 using launch_floor::floor_sum;
 
-class FloorSum : public ::testing::Test {
+class FloorSum : public StreamTest {
  protected:
-  void SetUp() override {
-    BENCH_REQUIRE_GPU();
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-  }
-  void TearDown() override {
-    if (!stream_) return;
-    EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  }
   template <class T>
   T fetch(const DeviceBuffer<T>& out) {
     T got{};
@@ -40,7 +31,6 @@ class FloorSum : public ::testing::Test {
     return got;
   }
   void poison(DeviceBuffer<int>& out) { ASSERT_EQ(cudaMemsetAsync(out.get(), 0xA5, sizeof(int), stream_), cudaSuccess); }
-  cudaStream_t stream_ = nullptr;
 };
 
 int host_sum(const int* x, std::size_t n) {
@@ -198,7 +188,8 @@ TEST_F(FloorSum, SmallWorkspacesRunContiguousRunsOverTheWholeInput) {
 }
 
 // 8-byte T (two per 16-byte vector; value and flag in separate words): the
-// tile kernel and the grid, aligned and not, on integer-valued doubles (exact).
+// tile kernel and the grid, aligned and not, on integer-valued doubles (exact);
+// the workspace is all zero afterwards.
 TEST_F(FloorSum, DoublesInTheTileAndTheGrid) {
   const std::size_t top = (std::size_t{1} << 20) + 9;
   std::vector<double> host(top);
@@ -217,6 +208,13 @@ TEST_F(FloorSum, DoublesInTheTileAndTheGrid) {
       }
     }
   }
+  // Both words of every flagged slot are cleared: a packed op (float, max,
+  // argmax) that uses this workspace next reads word 0 as value and flag.
+  std::vector<unsigned long long> words(2 * launch_floor::detail::kBuiltinSlots, 1);
+  ASSERT_EQ(cudaMemcpyFromSymbol(words.data(), launch_floor::detail::builtin_slots,
+                                 words.size() * sizeof(unsigned long long)),
+            cudaSuccess);
+  EXPECT_EQ(std::count(words.begin(), words.end(), 0ull), static_cast<std::ptrdiff_t>(words.size()));
 }
 
 // 4-byte integers combine through one 64-bit atomic per block that carries the
@@ -254,9 +252,9 @@ TEST_F(FloorSum, BothSidesOfTheOneWaveEdge) {
   for (Config cfg : {Config{256, 2}, Config{512, 8}}) {
     unsigned resident = 0;
     if (cfg.block == 256) {
-      ASSERT_EQ((launch_floor::detail::resident_grid<int, 256, 2>(&resident)), cudaSuccess);
+      ASSERT_EQ((launch_floor::detail::resident_grid<launch_floor::SumPolicy<int>, 256, 2>(&resident)), cudaSuccess);
     } else {
-      ASSERT_EQ((launch_floor::detail::resident_grid<int, 512, 8>(&resident)), cudaSuccess);
+      ASSERT_EQ((launch_floor::detail::resident_grid<launch_floor::SumPolicy<int>, 512, 8>(&resident)), cudaSuccess);
     }
     const std::size_t wave = std::size_t{resident} * cfg.block * cfg.batch * 4;  // elements in one wave of tiles
     const auto& data = random_dataset<int>(wave + 64);
@@ -265,7 +263,8 @@ TEST_F(FloorSum, BothSidesOfTheOneWaveEdge) {
       for (std::size_t offset = 0; offset < 4; ++offset) {
         std::size_t grid = 0;
         poison(out);
-        ASSERT_EQ(launch_floor::detail::run(data.device.get() + offset, n, out.get(), nullptr,
+        ASSERT_EQ(launch_floor::detail::run(launch_floor::SumPolicy<int>{}, launch_floor::kAuto,
+                                            data.device.get() + offset, n, out.get(), nullptr,
                                             launch_floor::detail::kBuiltinSlots, stream_, cfg, &grid),
                   cudaSuccess);
         EXPECT_EQ(grid, resident) << "one wave either way";

@@ -3,16 +3,12 @@
 // workspace; nothing else is enqueued.
 //   floor_sum        Config{}: block/batch chosen by n (the API's own table)
 //   floor_sum_fixed  one compiled block x batch pair per benchmark (the sweep)
+#include "common/axes.hpp"
 #include "families/reduce.cuh"
 #include "kernels/reduce/floor_sum.cuh"
 
 namespace bench::reduce {
 namespace {
-
-template <int... Vs>
-std::vector<int> values(std::integer_sequence<int, Vs...>) {
-  return {Vs...};
-}
 
 // a.block and a.batch are 0 for the variant without axes: Config{0, 0} = by n.
 struct FloorSum : KernelVariant {
@@ -34,7 +30,7 @@ BENCH_DECLARE(ReduceSum, FloorSum, SumTypes, "floor_sum",
               {}, {});
 BENCH_DECLARE(ReduceSum, FloorSumFixed, SumTypes, "floor_sum_fixed",
                      "floor_sum with a fixed compiled block x batch (the sweep behind floor_sum's table)",
-                     Axis{{kDefault.block}, values(launch_floor::BlockSizes{})},
-                     Axis{{kDefault.batch}, values(launch_floor::Batches{})});
+                     sequence_axis(launch_floor::BlockSizes{}, kDefault.block),
+                     sequence_axis(launch_floor::Batches{}, kDefault.batch));
 
 }  // namespace bench::reduce

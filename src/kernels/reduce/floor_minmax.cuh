@@ -1,0 +1,120 @@
+// floor_max, floor_min: a device-wide maximum or minimum at the launch floor
+// (launch_floor.cuh: one launch and nothing else, any n and alignment, a
+// workspace that resets itself).
+//
+//   cudaError_t bench::launch_floor::floor_max(const T* in, size_t n, T* out, cudaStream_t stream, Config = {});
+//   cudaError_t bench::launch_floor::floor_max(const T* in, size_t n, T* out, void* workspace,
+//                                              size_t workspace_bytes, cudaStream_t stream, Config = {});
+//   (floor_min alike; floor_minmax_workspace_bytes<T, IsMax>() sizes a workspace)
+//
+// T: int, unsigned, float (4-byte). The result is what folding the elements
+// into the identity with the family's operator gives (bench::Max/Min,
+// common/ops.cuh), as CUB's Max/Min with their default initial value do:
+//   - n = 0 writes the identity: numeric_limits<T>::lowest() for max, max() for min;
+//   - floats ignore NaN (fmaxf/fminf: a NaN never wins), and the identity
+//     takes part, so an input of only NaN (or only -inf, for max) gives the
+//     identity, as the family's reference does; +0 and -0 compare equal, and
+//     which of them comes back is fixed per call shape.
+// Integers are exact in any order; the order is fixed anyway, so floats are
+// bitwise identical from call to call.
+//
+// Policy: a 16-byte vector's four elements reduced pairwise; blocks publish
+// (flag << 32 | value bits) in one relaxed 8-byte store (the packed slot),
+// block 0 polls. floor_sum's auto table (same loads, same bytes).
+//
+// Independent of the benchmark harness: only CUDA and libcu++ headers.
+#pragma once
+
+#include "kernels/reduce/launch_floor.cuh"
+
+namespace bench::launch_floor {
+
+template <class T, bool IsMax>
+struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits), one store
+  static_assert(std::is_arithmetic_v<T> && sizeof(T) == 4, "floor_max/floor_min take 4-byte arithmetic types");
+  using In = T;
+  using Value = T;
+  using Out = T;
+  using Vec = uint4;
+  static constexpr bool kTicket = false;
+  static constexpr int kInputs = 1;
+  static constexpr int kFullOccupancyBatch = 4;
+
+  ExtremumPolicy bind(const detail::Split&, std::size_t) const { return *this; }
+
+  __host__ __device__ static constexpr T identity_value() {
+    return IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+  }
+  __device__ Value identity() const { return identity_value(); }
+  __device__ Value combine(Value a, Value b) const {
+    if constexpr (std::is_floating_point_v<T>) {
+      return IsMax ? fmaxf(a, b) : fminf(a, b);  // a NaN operand loses
+    } else {
+      return IsMax ? (b > a ? b : a) : (b < a ? b : a);
+    }
+  }
+  __device__ Vec load(const uint4* p) const { return __ldg(p); }
+  __device__ Vec empty() const {
+    const unsigned u = static_cast<unsigned>(detail::bits_of(identity_value()));
+    return make_uint4(u, u, u, u);
+  }
+  template <class I>
+  __device__ Value reduce(const Vec& v, I) const {
+    T e[4];
+    std::memcpy(e, &v, 16);
+    return combine(combine(e[0], e[1]), combine(e[2], e[3]));
+  }
+  template <class I>
+  __device__ Value element(const In* in, I i) const {
+    return in[i];
+  }
+  __device__ Value shfl_down(Value v, int offset) const { return __shfl_down_sync(0xFFFFFFFFu, v, offset); }
+
+  // The identity folded in last (a float result of only NaN, or of only -inf
+  // for max, becomes the identity, as the reference's fold from it gives).
+  __device__ void write(Out* out, Value v) const {
+    if constexpr (std::is_floating_point_v<T>) v = combine(identity(), v);
+    *out = v;
+  }
+};
+
+template <class T>
+using MaxPolicy = ExtremumPolicy<T, true>;
+template <class T>
+using MinPolicy = ExtremumPolicy<T, false>;
+
+// Bytes of a caller's workspace for floor_max (IsMax) or floor_min with this
+// Config on the current device (Config{}: every row of the auto table).
+template <class T, bool IsMax>
+cudaError_t floor_minmax_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
+  return detail::workspace_bytes<ExtremumPolicy<T, IsMax>>(kAuto, bytes, cfg);
+}
+
+// The maximum of in[0, n) into *out (device memory), using the built-in
+// workspace: calls must be stream-ordered. One kernel launch;
+// cudaErrorInvalidValue for a null or misaligned pointer or a Config that is
+// not compiled.
+template <class T>
+cudaError_t floor_max(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
+  return detail::run_builtin(MaxPolicy<T>{}, kAuto, in, n, out, stream, cfg);
+}
+// As above with the caller's workspace (floor_minmax_workspace_bytes<T, true>(cfg)
+// bytes, 16-byte aligned, zero-filled once when allocated; each call leaves it zeroed).
+template <class T>
+cudaError_t floor_max(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
+                      cudaStream_t stream, Config cfg = {}) {
+  return detail::run_caller(MaxPolicy<T>{}, kAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
+}
+
+// The minimum, as floor_max.
+template <class T>
+cudaError_t floor_min(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
+  return detail::run_builtin(MinPolicy<T>{}, kAuto, in, n, out, stream, cfg);
+}
+template <class T>
+cudaError_t floor_min(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
+                      cudaStream_t stream, Config cfg = {}) {
+  return detail::run_caller(MinPolicy<T>{}, kAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
+}
+
+}  // namespace bench::launch_floor
