@@ -198,3 +198,13 @@ def test_an_interval_collapsed_onto_one_reading_is_widened_to_the_reading_step()
     # Without the step the collapsed side adds nothing: a narrower, overconfident interval.
     _, low0, _ = stats.ratio_interval(ab._interval(b, False), ab._interval(a, False))
     assert low < low0
+
+
+def test_the_reading_step_of_raw_samples_and_the_widening_run_ab_shares():
+    xs = [3.84e-6] * 30 + [3.872e-6] * 4 + [3.808e-6] * 3
+    assert stats.reading_step(xs) == pytest.approx(32e-9)
+    assert stats.reading_step([1.0] * 8) == 0.0
+    m, low, high = stats.median_interval(xs)
+    assert low == high == m                                   # collapsed onto one reading
+    assert stats.at_least_one_step((m, low, high), 32e-9) == pytest.approx((m, m - 32e-9, m + 32e-9))
+    assert stats.at_least_one_step((1.0, 0.5, 2.0), 0.1) == (1.0, 0.5, 2.0)   # wider already: unchanged

@@ -68,13 +68,10 @@ def reading_step(records: Sequence[Record]) -> float:
 
 def _interval(r: Record, from_samples: bool, step: float = 0.0) -> Tuple[float, float, float]:
     """(median, low, high) in seconds: from the raw samples when asked (and there are
-    enough of them), else the JSON's real_time, ci_low and ci_high. Never narrower
-    than one reading step on either side: readings that come in steps place a
-    median no closer than that, however many agree (an interval collapsed onto one
-    reading would otherwise claim an exact ratio)."""
+    enough of them), else the JSON's real_time, ci_low and ci_high; never narrower
+    than one reading step (stats.at_least_one_step)."""
     got = stats.median_interval(r.sample_seconds) if from_samples and r.sample_seconds else None
-    m, low, high = got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds)
-    return m, min(low, m - step) if m - step > 0 else low, max(high, m + step)
+    return stats.at_least_one_step(got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds), step)
 
 
 def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparison]]:

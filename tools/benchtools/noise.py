@@ -34,7 +34,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 from scipy.stats import chi2
 
 from benchtools.results import Record, Results, ResultsError, read_bytes
-from benchtools.stats import Z95
+from benchtools.stats import Z95, log_half_widths
 
 FORMAT = "cuda_bench noise model 1"
 FLOOR = 0.01          # below 1% the gate claims nothing: kernels at 2^28 moved up to ~1% between A/A runs
@@ -159,7 +159,7 @@ class Repetitions:
 
     def _half_widths(self) -> List[float]:
         """Each repetition's interval in log units, its wider side."""
-        return [max(math.log(t / lo), math.log(hi / t)) for t, (lo, hi) in zip(self.times, self.intervals or ())]
+        return [max(log_half_widths(t, lo, hi)) for t, (lo, hi) in zip(self.times, self.intervals or ())]
 
     @property
     def half_width(self) -> Optional[float]:

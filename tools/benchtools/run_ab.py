@@ -126,6 +126,8 @@ def analyse(bursts: Sequence[Burst]) -> Report:
                   capped=(capped["base"].get(name, 0), capped["head"].get(name, 0)))
         row.base, row.head = stats.median_interval(xb), stats.median_interval(xh)
         if row.base is not None and row.head is not None:
+            step = stats.reading_step(xb + xh)   # pooled readings in steps: no side narrower than one
+            row.base, row.head = stats.at_least_one_step(row.base, step), stats.at_least_one_step(row.head, step)
             row.ratio = stats.ratio_interval(row.head, row.base)
             row.verdict = stats.verdict(row.ratio[1], row.ratio[2])
         # Round i: the i-th burst of each side.

@@ -52,6 +52,21 @@ def median_interval(samples: Sequence[float]) -> Optional[Tuple[float, float, fl
     return median(xs), xs[ranks[0] - 1], xs[ranks[1] - 1]
 
 
+def reading_step(values: Sequence[float]) -> float:
+    """The timer's reading step as a set of readings shows it: the smallest positive
+    gap between two of them (CUDA events on Hopper: 32 ns); 0 when all are equal."""
+    xs = sorted(set(values))
+    return min((b - a for a, b in zip(xs, xs[1:])), default=0.0)
+
+
+def at_least_one_step(interval: Tuple[float, float, float], step: float) -> Tuple[float, float, float]:
+    """(median, low, high) widened to one reading step on each side where narrower:
+    readings that come in steps place a median no closer than that, however many
+    agree (an interval collapsed onto one reading would otherwise make a ratio exact)."""
+    m, low, high = interval
+    return m, (min(low, m - step) if m - step > 0 else low), max(high, m + step)
+
+
 def log_half_widths(m: float, low: float, high: float) -> Tuple[float, float]:
     """(lower, upper) half-widths of a median's interval in log space: ln(m/low), ln(high/m)."""
     return math.log(m / low), math.log(high / m)
