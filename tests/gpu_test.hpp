@@ -42,9 +42,11 @@ inline std::string test_name(const ::testing::TestParamInfo<std::string>& info) 
   return d.family + "_" + d.type + "_" + d.variant;
 }
 
-// A GPU test with a stream of its own, and no error left behind (the API
-// tests of the launch-floor kernels).
-class StreamTest : public ::testing::Test {
+// A GPU test with a stream of its own, and no error left behind: over
+// ::testing::Test (the API tests of the launch-floor kernels) or a
+// parameterised test (one declaration each, below).
+template <class Base>
+class WithStream : public Base {
  protected:
   void SetUp() override {
     BENCH_REQUIRE_GPU();
@@ -57,20 +59,12 @@ class StreamTest : public ::testing::Test {
   }
   cudaStream_t stream_ = nullptr;
 };
+using StreamTest = WithStream<::testing::Test>;
 
 // A GPU test over one declaration (the parameter is its id): a stream, and no
 // error left behind.
-class VariantTest : public ::testing::TestWithParam<std::string> {
+class VariantTest : public WithStream<::testing::TestWithParam<std::string>> {
  protected:
-  void SetUp() override {
-    BENCH_REQUIRE_GPU();
-    ASSERT_EQ(cudaStreamCreate(&stream_), cudaSuccess);
-  }
-  void TearDown() override {
-    if (!stream_) return;  // skipped: no GPU, nothing to check
-    EXPECT_EQ(cudaStreamDestroy(stream_), cudaSuccess);
-    EXPECT_EQ(cudaGetLastError(), cudaSuccess);
-  }
   const Declaration& decl() const { return find(GetParam()); }
 
   // Every point verifies, twice on the same case (no state left behind).
