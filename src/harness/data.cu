@@ -3,21 +3,73 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <utility>
 
+#include "harness/cuda_check.hpp"
 #include "harness/parallel.hpp"
 
 namespace bench {
 namespace {
 
-// splitmix64: a counter-based hash, so any element can be made independently.
-std::uint64_t mix(std::uint64_t x) {
+// splitmix64: a counter-based hash, so any element can be made independently,
+// on the host or on the device, with the same bits.
+__host__ __device__ inline std::uint64_t mix(std::uint64_t x) {
   x += 0x9E3779B97F4A7C15ull;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
   return x ^ (x >> 31);
+}
+
+__host__ __device__ inline std::uint64_t element_hash(std::uint64_t seed, std::size_t index) {
+  return mix(seed * 0x100000001B3ull ^ index);
+}
+
+// The element values (data.hpp says why these). Every step is exact or rounded
+// to nearest the same way on both sides: (h >> 40) * 2^-24 is exact, so a fused
+// multiply-add on the device rounds 0.5 + u exactly as the host's add does.
+template <typename T>
+struct Element;
+
+template <>
+struct Element<int> {
+  __host__ __device__ static int make(std::uint64_t seed, std::size_t index) {
+    const std::uint64_t h = element_hash(seed, index);
+    const int magnitude = static_cast<int>(h % 16) + 1;
+    return (h >> 32) & 1 ? magnitude : -magnitude;
+  }
+};
+
+template <>
+struct Element<float> {
+  __host__ __device__ static float make(std::uint64_t seed, std::size_t index) {
+    const std::uint64_t h = element_hash(seed, index);
+    const float u = static_cast<float>(h >> 40) * 0x1.0p-24f;  // [0, 1), 24 bits
+    return (h & 1) ? 0.5f + u : -(0.5f + u);
+  }
+};
+
+template <>
+struct Element<__half> {
+  __host__ __device__ static __half make(std::uint64_t seed, std::size_t index) {
+    return __float2half_rn(Element<float>::make(seed, index));
+  }
+};
+
+template <>
+struct Element<__nv_bfloat16> {
+  __host__ __device__ static __nv_bfloat16 make(std::uint64_t seed, std::size_t index) {
+    return __float2bfloat16_rn(Element<float>::make(seed, index));
+  }
+};
+
+template <typename T>
+__global__ void fill_kernel(T* out, std::size_t n, std::uint64_t seed) {
+  for (std::size_t i = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x; i < n;
+       i += std::size_t{gridDim.x} * blockDim.x)
+    out[i] = Element<T>::make(seed, i);
 }
 
 // One per element type: frees that type's cache, returns the device bytes freed.
@@ -44,29 +96,9 @@ std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>>& ca
 
 }  // namespace
 
-template <>
-int random_element<int>(std::uint64_t seed, std::size_t index) {
-  const std::uint64_t h = mix(seed * 0x100000001B3ull ^ index);
-  const int magnitude = static_cast<int>(h % 16) + 1;
-  return (h >> 32) & 1 ? magnitude : -magnitude;
-}
-
-template <>
-float random_element<float>(std::uint64_t seed, std::size_t index) {
-  const std::uint64_t h = mix(seed * 0x100000001B3ull ^ index);
-  const float u = static_cast<float>(h >> 40) * 0x1.0p-24f;  // [0, 1), 24 bits
-  return (h & 1) ? 0.5f + u : -(0.5f + u);
-}
-
-// Half and bfloat16: the float distribution, rounded once to the type.
-template <>
-__half random_element<__half>(std::uint64_t seed, std::size_t index) {
-  return __float2half_rn(random_element<float>(seed, index));
-}
-
-template <>
-__nv_bfloat16 random_element<__nv_bfloat16>(std::uint64_t seed, std::size_t index) {
-  return __float2bfloat16_rn(random_element<float>(seed, index));
+template <typename T>
+T random_element(std::uint64_t seed, std::size_t index) {
+  return Element<T>::make(seed, index);
 }
 
 template <typename T>
@@ -80,12 +112,18 @@ const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   // host generation, not after. No eviction here: a case may hold pointers into
   // other cached datasets; the runner frees the cache between attempts.
   ds->device = DeviceBuffer<T>(n);
+  if (n > 0) {
+    // The device copy is made by a kernel while the host's threads make theirs.
+    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
+    fill_kernel<T><<<blocks, 256, 0, cudaStreamPerThread>>>(ds->device.get(), n, seed);
+    BENCH_CHECK_LAUNCH("fill_kernel");
+  }
   ds->host.resize(n);
   T* h = ds->host.data();
   parallel_chunks(n, [h, seed](std::size_t b, std::size_t e, unsigned) {
-    for (std::size_t i = b; i < e; ++i) h[i] = random_element<T>(seed, i);
+    for (std::size_t i = b; i < e; ++i) h[i] = Element<T>::make(seed, i);
   });
-  BENCH_CUDA_CHECK(cudaMemcpy(ds->device.get(), h, n * sizeof(T), cudaMemcpyHostToDevice));
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   return *(c[key] = std::move(ds));
 }
 
@@ -95,6 +133,56 @@ std::size_t clear_datasets() {
   return bytes;
 }
 
+namespace {
+
+// The read-back buffer: page-locked when the host grants it (a copy then runs
+// at the link's speed), else ordinary memory.
+struct ReadBackBuffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  bool pinned = false;
+  void release() {
+    if (data == nullptr) return;
+    if (pinned) {
+      cudaFreeHost(data);  // errors only at process exit, when the runtime is gone
+    } else {
+      ::operator delete(data);
+    }
+    data = nullptr;
+    bytes = 0;
+  }
+  ~ReadBackBuffer() { release(); }
+};
+
+ReadBackBuffer& read_back_buffer() {
+  static ReadBackBuffer buffer;
+  return buffer;
+}
+
+}  // namespace
+
+const void* read_back_bytes(const void* device, std::size_t bytes, cudaStream_t stream) {
+  ReadBackBuffer& b = read_back_buffer();
+  if (b.bytes < bytes) {
+    b.release();
+    if (cudaMallocHost(&b.data, bytes) == cudaSuccess) {
+      b.pinned = true;
+    } else {
+      cudaGetLastError();  // not sticky: fall back to ordinary memory
+      b.data = ::operator new(bytes);
+      b.pinned = false;
+    }
+    b.bytes = bytes;
+  }
+  if (bytes > 0) BENCH_CUDA_CHECK(cudaMemcpyAsync(b.data, device, bytes, cudaMemcpyDeviceToHost, stream));
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
+  return b.data;
+}
+
+template int random_element<int>(std::uint64_t, std::size_t);
+template float random_element<float>(std::uint64_t, std::size_t);
+template __half random_element<__half>(std::uint64_t, std::size_t);
+template __nv_bfloat16 random_element<__nv_bfloat16>(std::uint64_t, std::size_t);
 template const Dataset<int>& random_dataset<int>(std::size_t, std::uint64_t);
 template const Dataset<float>& random_dataset<float>(std::size_t, std::uint64_t);
 template const Dataset<__half>& random_dataset<__half>(std::size_t, std::uint64_t);

@@ -55,6 +55,8 @@ nlohmann::ordered_json record_fields(const benchmark::BenchmarkReporter::Run& ru
   fields["ci_low"] = record->ci_low_seconds * unit;
   fields["ci_high"] = record->ci_high_seconds * unit;
   fields["stop_reason"] = to_string(record->stop);
+  fields["setup_seconds"] = record->setup_seconds;
+  fields["sampling_seconds"] = record->sampling_seconds;
   if (!record->interleave_group.empty()) fields["interleave_group"] = record->interleave_group;
   if (!record->sample_seconds.empty()) {
     nlohmann::ordered_json& times = fields["sample_times"] = nlohmann::ordered_json::array();

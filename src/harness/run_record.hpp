@@ -22,6 +22,8 @@ struct RunRecord {
   double ci_low_seconds = 0;
   double ci_high_seconds = 0;
   SampleStop stop = SampleStop::none;
+  double setup_seconds = 0;             // wall time to build, verify and warm up the case
+  double sampling_seconds = 0;          // wall time of the sampling (an interleaved group's, shared)
   std::string interleave_group;         // "family/type/N:n" with --interleave, else ""
   std::vector<double> sample_seconds;   // every sample, with --keep-samples, else empty
 };

@@ -1,6 +1,7 @@
 #include "harness/runner.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <new>
 #include <stdexcept>
@@ -132,6 +133,11 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
   std::vector<std::unique_ptr<Case>> cases(members.size());
   std::vector<std::unique_ptr<TimedLaunch>> timed(members.size());
   std::vector<std::size_t> live;  // members built, verified and warmed up
+  std::vector<double> setup(members.size(), 0.0);
+  using Clock = std::chrono::steady_clock;
+  const auto seconds_since = [](Clock::time_point t) {
+    return std::chrono::duration<double>(Clock::now() - t).count();
+  };
   bool timing = false;            // sampling may have begun: no second attempt
   const bool profiling = profile_one_enabled();
   // After an error: the members it concerns fail with `message`, unless memory
@@ -176,6 +182,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
   for (std::size_t i = 0; i < members.size(); ++i) {
     const Member& m = members[i];
     if (failed_.count(m.name)) continue;
+    const auto setup_start = Clock::now();
     try {
       cases[i] = m.decl->make_case(m.point);
       if (verified_.count(m.name) == 0) {
@@ -192,6 +199,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
         timed[i] = std::make_unique<TimedLaunch>(timer_, [c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
       }
       live.push_back(i);
+      setup[i] = seconds_since(setup_start);
     } catch (const Unsupported& e) {
       timed[i].reset();
       cases[i].reset();
@@ -218,9 +226,11 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
     }
     std::vector<TimedLaunch*> launches;
     for (std::size_t i : live) launches.push_back(timed[i].get());
+    const auto sampling_start = Clock::now();
     clocks_.start();  // a sampler thread: nothing enters the timed region
     const std::vector<Sampled> sampled = timer_.sample(launches, options_.sampling);
     const std::vector<ClockSample> clock = clocks_.stop(timer_.stream());
+    const double sampling_seconds = seconds_since(sampling_start);
     for (std::size_t k = 0; k < live.size(); ++k) {
       const std::size_t i = live[k];
       const Sampled& s = sampled[k];
@@ -231,6 +241,8 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
       r.record.ci_low_seconds = s.summary.ci_low;
       r.record.ci_high_seconds = s.summary.ci_high;
       r.record.stop = s.stop;
+      r.record.setup_seconds = setup[i];
+      r.record.sampling_seconds = sampling_seconds;
       r.record.interleave_group = group;
       if (options_.keep_samples) r.record.sample_seconds = s.seconds;
       results_[{members[i].name, repetition}] = std::move(r);

@@ -376,7 +376,8 @@ TEST_F(FloorOps, BothSidesOfTheOneWaveEdge) {
   ASSERT_EQ((launch_floor::detail::resident_grid<P, 256, 2>(&resident)), cudaSuccess);
   const Config cfg{256, 2};
   const std::size_t wave = std::size_t{resident} * cfg.block * cfg.batch * 4;
-  std::vector<int> host = random_dataset<int>(wave + 64).host;
+  const auto& data = random_dataset<int>(wave + 64).host;
+  const std::vector<int> host(data.begin(), data.end());
   for (std::size_t n : {wave - 1, wave, wave + 4, wave + 9}) {
     for (std::size_t offset = 0; offset < 4; ++offset) {
       std::vector<int> planted = host;

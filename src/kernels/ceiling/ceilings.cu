@@ -4,6 +4,7 @@
 // pipeline latency), ITER iterations, one store per thread so nothing is dead.
 #include <cuda_fp16.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -12,6 +13,7 @@
 #include "common/float_sum.hpp"
 #include "common/launch.cuh"
 #include "common/ops.cuh"
+#include "harness/parallel.hpp"
 #include "families/ceiling.cuh"
 
 namespace bench::ceiling {
@@ -102,13 +104,20 @@ struct WriteVec16 : KernelVariant {
   std::string verify(cudaStream_t s) {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));
     launch(s);
-    std::vector<float> got(vectors_of(n_) * 4);
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(got.data(), out_.get(), got.size() * sizeof(float), cudaMemcpyDeviceToHost, s));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-    for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::size_t count = vectors_of(n_) * 4;
+    const float* got = read_back(out_.get(), count, s);
+    std::vector<std::size_t> first_wrong(default_chunks(count), count);
+    parallel_chunks(count, [&](std::size_t b, std::size_t e, unsigned chunk) {
+      for (std::size_t i = b; i < e; ++i)
+        if (got[i] != static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4)) {
+          first_wrong[chunk] = i;
+          return;
+        }
+    });
+    for (std::size_t i : first_wrong) {
+      if (i == count) continue;
       const float want = static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4);
-      if (got[i] != want)
-        return "element " + std::to_string(i) + ": expected " + std::to_string(want) + ", got " + std::to_string(got[i]);
+      return "element " + std::to_string(i) + ": expected " + std::to_string(want) + ", got " + std::to_string(got[i]);
     }
     return "";
   }
@@ -135,12 +144,13 @@ struct Copy : std::conditional_t<Memcpy, LibraryVariant, KernelVariant> {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));
     launch(s);
     const std::size_t copied = Memcpy ? n_ : vectors_of(n_) * 4;
-    std::vector<float> got(copied);
-    BENCH_CUDA_CHECK(cudaMemcpyAsync(got.data(), out_.get(), copied * sizeof(float), cudaMemcpyDeviceToHost, s));
-    BENCH_CUDA_CHECK(cudaStreamSynchronize(s));
-    if (std::memcmp(got.data(), random_dataset<float>(n_).host.data(), copied * sizeof(float)) != 0)
-      return "copy differs from its source";
-    return "";
+    const float* got = read_back(out_.get(), copied, s);
+    const float* want = random_dataset<float>(n_).host.data();
+    std::atomic<bool> differs{false};
+    parallel_chunks(copied, [&](std::size_t b, std::size_t e, unsigned) {
+      if (std::memcmp(got + b, want + b, (e - b) * sizeof(float)) != 0) differs = true;
+    });
+    return differs ? "copy differs from its source" : "";
   }
   std::size_t n_;
   const float* in_;
