@@ -52,7 +52,7 @@ Sampling (docs/precision.md): each benchmark is set up once, then timed one call
 at a time until the 95% interval of its median is within the precision; its
 time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
   --precision=PCT          the interval within +-PCT % of the median (default 0.5)
-  --max-time=SECONDS       at most this long sampling each benchmark (default 0.1)
+  --max-time=SECONDS       at most this long sampling each benchmark (default 0.05)
   --min-samples=N          at least N samples (default 16, at least 6)
   --max-samples=N          at most N samples (default 10000)
   --keep-samples           also write every sample's time ("sample_times")

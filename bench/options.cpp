@@ -140,7 +140,7 @@ Options parse_options(const std::vector<std::string>& args) {
       o.interleave = true;
     } else if (a == "--benchmark_min_time" || starts_with(a, "--benchmark_min_time=")) {
       throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
-                           "(default 0.5), or for at most --max-time=SECONDS (default 0.1)");
+                           "(default 0.5), or for at most --max-time=SECONDS (default 0.05)");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");

@@ -64,7 +64,7 @@ class Events {
 double profiled_call(GpuTimer& timer, const std::string& name, const std::function<void(cudaStream_t)>& launch) {
   const cudaStream_t stream = timer.stream();
   for (int i = 0; i < 2; ++i) launch(stream);  // module load, first touch, library set-up
-  // Earlier dirty lines leave L2 outside the window: two read passes over 2 x L2.
+  // Earlier dirty lines leave L2 outside the window: two read passes over the flush buffer.
   timer.flush_l2();
   timer.flush_l2();
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));

@@ -73,7 +73,12 @@ class Runner {
 
   // For the results' context: where the clocks come from, the maximum clocks,
   // the driver, the throttle threshold (ClockMonitor::context_entries).
-  std::vector<std::pair<std::string, std::string>> context_entries() const { return clocks_.context_entries(); }
+  // And the L2 flush's size (GpuTimer::flush_bytes).
+  std::vector<std::pair<std::string, std::string>> context_entries() const {
+    auto e = clocks_.context_entries();
+    e.emplace_back("l2_flush_bytes", std::to_string(timer_.flush_bytes()));
+    return e;
+  }
 
  private:
   struct Member {

@@ -48,7 +48,7 @@ double median_of_sorted(const std::vector<double>& sorted);
 // --min-samples, --max-samples.
 struct SamplingOptions {
   double precision = 0.005;     // the interval within ±0.5% of the median
-  double max_time_seconds = 0.1;  // per benchmark (an interleaved group: times its members)
+  double max_time_seconds = 0.05;  // per benchmark (an interleaved group: times its members)
   std::size_t min_samples = 16;
   std::size_t max_samples = 10000;
 };

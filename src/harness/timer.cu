@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
@@ -112,8 +113,21 @@ const char* to_string(TimingMode mode) { return mode == TimingMode::events ? "ev
 void set_timing_mode(TimingMode mode) { g_timing_mode.store(mode); }
 TimingMode timing_mode() { return g_timing_mode.load(); }
 
+double l2_flush_factor() {
+  const char* text = std::getenv("CUDABENCH_L2_FLUSH_FACTOR");
+  if (text == nullptr || *text == '\0') return 1.5;
+  char* end = nullptr;
+  const double f = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !std::isfinite(f) || f < 0.25 || f > 8)
+    throw std::invalid_argument(std::string("CUDABENCH_L2_FLUSH_FACTOR=") + text +
+                                ": not a number from 0.25 to 8 (how many L2 sizes the cold flush reads; default 1.5)");
+  return f;
+}
+
 GpuTimer::GpuTimer(const DeviceInfo& device)
-    : flush_buffer_(static_cast<std::size_t>(2 * std::max<long long>(device.l2_bytes, 1 << 20))),
+    : flush_buffer_(static_cast<std::size_t>(l2_flush_factor() *
+                                             static_cast<double>(std::max<long long>(device.l2_bytes, 1 << 20))) /
+                    16 * 16),
       flush_sink_(1) {
   BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   BENCH_CUDA_CHECK(cudaEventCreate(&start_));

@@ -68,6 +68,12 @@ void launch_spin(cudaStream_t stream, unsigned long long ns);
 
 using Launch = std::function<void(cudaStream_t)>;
 
+// How many L2 sizes the cold flush reads: 1.5 by default (measured: as cold as
+// 2 and 3, while 0.5 leaves inputs warm; docs/precision.md); CUDABENCH_L2_FLUSH_FACTOR
+// (a number from 0.25 to 8) sets it for an experiment (docs/precision.md, "The
+// flush"). Throws std::invalid_argument naming the variable for any other value.
+double l2_flush_factor();
+
 class TimedLaunch;
 
 // One benchmark's samples (seconds, in the order taken), what they say, and
@@ -80,7 +86,7 @@ struct Sampled {
 
 class GpuTimer {
  public:
-  // Allocates the flush buffer (2 x L2) and creates the stream and events.
+  // Allocates the flush buffer (l2_flush_factor() x L2) and creates the stream and events.
   explicit GpuTimer(const DeviceInfo& device);
   ~GpuTimer();
   GpuTimer(const GpuTimer&) = delete;
@@ -88,7 +94,10 @@ class GpuTimer {
 
   cudaStream_t stream() const { return stream_; }
 
-  // Evicts the L2 by reading a buffer twice its size (reads leave no dirty lines
+  // Bytes the L2 flush reads: l2_flush_factor() x the L2's size.
+  std::size_t flush_bytes() const { return flush_buffer_.bytes(); }
+
+  // Evicts the L2 by reading a buffer 1.5 times its size (reads leave no dirty lines
   // to be written back during the next timed launch). On the timer's stream, or
   // on `stream` (tests use that to put a flush where it must not be).
   void flush_l2() { flush_l2(stream_); }

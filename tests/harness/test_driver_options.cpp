@@ -91,7 +91,7 @@ std::string refusal(std::vector<std::string> args) {
 TEST(DriverOptions, SamplingOptions) {
   const Options d = parse({});
   EXPECT_DOUBLE_EQ(d.sampling.precision, 0.005);
-  EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.1);
+  EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.05);
   EXPECT_EQ(d.sampling.min_samples, 16u);
   EXPECT_EQ(d.sampling.max_samples, 10000u);
   EXPECT_FALSE(d.keep_samples);

@@ -121,7 +121,7 @@ TEST(Sampling, TiesAndReadingSteps) {
 }
 
 TEST(Sampling, StoppingRule) {
-  SamplingOptions o;  // 0.5%, 0.1 s, 16 .. 10000
+  SamplingOptions o;  // 0.5%, 0.05 s, 16 .. 10000
   o.max_time_seconds = 0.5;
   EXPECT_EQ(stop_reason(15, true, 0.0, 1, o), SampleStop::none) << "never below min_samples";
   EXPECT_EQ(stop_reason(5, false, 9.0, 1, o), SampleStop::none) << "no interval below 6 samples";
