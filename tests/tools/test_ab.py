@@ -4,6 +4,7 @@ fixtures/make_sampled_fixtures.py): verdicts, refusals, markdown/CSV/JSON, the c
 import csv
 import io
 import json
+import math
 
 import numpy as np
 import pytest
@@ -208,3 +209,17 @@ def test_the_reading_step_of_raw_samples_and_the_widening_run_ab_shares():
     assert low == high == m                                   # collapsed onto one reading
     assert stats.at_least_one_step((m, low, high), 32e-9) == pytest.approx((m, m - 32e-9, m + 32e-9))
     assert stats.at_least_one_step((1.0, 0.5, 2.0), 0.1) == (1.0, 0.5, 2.0)   # wider already: unchanged
+
+
+def test_rounds_interval_is_the_t_interval_of_the_log_ratios():
+    from benchtools import stats
+    r, low, high = stats.rounds_interval([1.02, 0.98, 1.01, 0.99])
+    logs = [math.log(x) for x in (1.02, 0.98, 1.01, 0.99)]
+    mean = sum(logs) / 4
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / 3)
+    assert r == pytest.approx(math.exp(mean))
+    assert high == pytest.approx(math.exp(mean + 3.182446305284263 * sd / 2))   # t(0.975, 3) = 3.1824
+    assert low == pytest.approx(math.exp(mean - 3.182446305284263 * sd / 2))
+    assert stats.rounds_interval([1.0, 1.0]) == (1.0, 1.0, 1.0)
+    for bad in ([], [1.01], [1.0, 0.0], [1.0, float("nan")], [1.0, -1.0], [1.0, float("inf")]):
+        assert stats.rounds_interval(bad) is None, bad

@@ -258,3 +258,34 @@ def test_an_error_in_a_burst_is_listed_and_exit_1(tmp_path, capsys):
     Path(b).write_text(json.dumps(doc))
     assert run_ab.main([f"base={a}", f"head={b}"]) == 1
     assert "- `scan/i32/cub_scan/N:1024: head: verification failed`" in capsys.readouterr().out
+
+
+def test_rounds_that_disagree_widen_the_interval_to_no_difference(tmp_path, capsys):
+    # Each burst is a process, and each process lands its allocations elsewhere: the
+    # HEAD bursts run 3% fast in two rounds and 1% slow in the other two (identical
+    # code, as the H100 A/B of the launch-floor merge saw). The pooled samples alone
+    # pin HEAD's median below BASE's; the rounds' own ratios straddle 1.
+    head_factors = [0.97, 1.01, 0.97, 1.01]
+    files = []
+    for r, f in enumerate(head_factors, 1):
+        order = ("base", "head") if r % 2 else ("head", "base")
+        files += [f"{side}={burst(tmp_path / f'r{r}_{side}.json', f if side == 'head' else 1.0)}" for side in order]
+    assert run_ab.main([*files, "--json", str(tmp_path / "ab.json")]) == 0
+    row = json.loads((tmp_path / "ab.json").read_text())["benchmarks"][0]
+    assert row["verdict"] == "no difference at this precision"
+    assert row["rounds_interval"][1] < 1 < row["rounds_interval"][2]
+    # the pooled interval alone (what the report said before) excludes 1
+    pooled = run_ab.stats.ratio_interval(
+        run_ab.stats.median_interval([x for f in files if f.startswith("head") for x in
+                                      json.loads(Path(f.split("=", 1)[1]).read_text())["benchmarks"][0]["sample_times"]]),
+        run_ab.stats.median_interval([x for f in files if f.startswith("base") for x in
+                                      json.loads(Path(f.split("=", 1)[1]).read_text())["benchmarks"][0]["sample_times"]]))
+    assert pooled[2] < 1, pooled
+    # a change every round agrees on keeps its verdict
+    files = []
+    for r in range(1, 5):
+        order = ("base", "head") if r % 2 else ("head", "base")
+        files += [f"{side}={burst(tmp_path / f's{r}_{side}.json', 0.97 if side == 'head' else 1.0)}" for side in order]
+    assert run_ab.main([*files, "--json", str(tmp_path / "ab2.json")]) == 0
+    row = json.loads((tmp_path / "ab2.json").read_text())["benchmarks"][0]
+    assert row["verdict"] == "faster" and row["ratio_high"] < 1

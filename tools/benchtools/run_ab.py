@@ -8,8 +8,10 @@ The files come in the order they were measured, each named by its side. Per
 benchmark, each side's raw samples (cuda_bench --keep-samples) are pooled over
 its bursts; the ratio HEAD/BASE of the two pooled medians gets the 95% interval
 bench-ab uses (order-statistic interval of each median, combined in log space:
-benchtools.stats) and a verdict: faster, slower, or no difference at this
-precision. Pooling is fair because the bursts alternate (ABBA...): drift during
+benchtools.stats), widened to cover the rounds' own interval (the t interval of
+the K rounds' log ratios: each burst is a process, and what differs between
+processes is seen only there), and a verdict: faster, slower, or no difference
+at this precision. Pooling is fair because the bursts alternate (ABBA...): drift during
 the session reaches both sides alike (docs/gate.md, "A/B of two commits").
 Each round's own ratio is kept too: rounds that disagree with the pooled verdict
 say the session drifted more than the interval admits.
@@ -65,6 +67,7 @@ class Row:
     ratio: Optional[Tuple[float, float, float]] = None  # HEAD/BASE (ratio, low, high)
     samples: Tuple[int, int] = (0, 0)
     round_ratios: List[float] = field(default_factory=list)
+    rounds: Optional[Tuple[float, float, float]] = None  # the rounds' own interval (stats.rounds_interval)
     capped: Tuple[int, int] = (0, 0)                    # bursts' runs that stopped before their precision
 
     @property
@@ -125,15 +128,21 @@ def analyse(bursts: Sequence[Burst]) -> Report:
         row = Row(name, TOO_FEW, samples=(len(xb), len(xh)),
                   capped=(capped["base"].get(name, 0), capped["head"].get(name, 0)))
         row.base, row.head = stats.median_interval(xb), stats.median_interval(xh)
-        if row.base is not None and row.head is not None:
-            step = stats.reading_step(xb + xh)   # pooled readings in steps: no side narrower than one
-            row.base, row.head = stats.at_least_one_step(row.base, step), stats.at_least_one_step(row.head, step)
-            row.ratio = stats.ratio_interval(row.head, row.base)
-            row.verdict = stats.verdict(row.ratio[1], row.ratio[2])
         # Round i: the i-th burst of each side.
         for rb, rh in zip(by_round["base"], by_round["head"]):
             if rb.get(name) and rh.get(name):
                 row.round_ratios.append(stats.median(rh[name]) / stats.median(rb[name]))
+        if row.base is not None and row.head is not None:
+            step = stats.reading_step(xb + xh)   # pooled readings in steps: no side narrower than one
+            row.base, row.head = stats.at_least_one_step(row.base, step), stats.at_least_one_step(row.head, step)
+            row.ratio = stats.ratio_interval(row.head, row.base)
+            # Each burst is a process of its own: what differs between processes
+            # (allocation placement) is in the spread of the rounds' ratios, not in
+            # the pooled samples' interval. The interval covers both.
+            row.rounds = stats.rounds_interval(row.round_ratios)
+            if row.rounds is not None:
+                row.ratio = (row.ratio[0], min(row.ratio[1], row.rounds[1]), max(row.ratio[2], row.rounds[2]))
+            row.verdict = stats.verdict(row.ratio[1], row.ratio[2])
         rows.append(row)
     order = {v: i for i, v in enumerate((stats.VERDICTS[1], stats.VERDICTS[0], stats.VERDICTS[2], TOO_FEW))}
     rows.sort(key=lambda r: (order[r.verdict], -abs((r.ratio[0] if r.ratio else 1) - 1), r.name))
@@ -171,9 +180,10 @@ def markdown(rep: Report, labels: Dict[str, str], burst_time: Optional[float], b
         + f"; {rounds} rounds, bursts in the order {_sequence(rep.bursts)}" + "".join(f"; {t}" for t in timing),
         "",
         "Ratio = HEAD median / BASE median of each side's samples pooled over its bursts (below 1: HEAD is "
-        "faster); 95% interval from the two medians' order-statistic intervals combined in log space; "
-        "verdict from the interval (docs/gate.md, \"A/B of two commits\"). Rounds agreeing: rounds whose "
-        "own ratio is on the same side of 1 as the pooled one.",
+        "faster); 95% interval from the two medians' order-statistic intervals combined in log space, "
+        "widened to the rounds' own t interval where that is wider (each burst is a process: what differs "
+        "between processes shows only between rounds); verdict from the interval (docs/gate.md, \"A/B of "
+        "two commits\"). Rounds agreeing: rounds whose own ratio is on the same side of 1 as the pooled one.",
         "",
         "| benchmark | BASE median | HEAD median | HEAD/BASE | 95% interval | change | verdict | rounds agreeing "
         "| samples (A/B) |",
@@ -207,13 +217,15 @@ def report_json(rep: Report, labels: Dict[str, str], burst_time: Optional[float]
         "gpu_uuid": rep.bursts[0].run.context.get("gpu_uuid"),
         "order": [b.side for b in rep.bursts], "bursts": [b.run.path for b in rep.bursts],
         "burst_max_time_s": burst_time, "build_seconds": build_s, "wall_seconds": wall_s,
-        "method": "pooled samples per side; order-statistic interval of each median; log-space ratio (stats.py)",
+        "method": "pooled samples per side; order-statistic interval of each median; log-space ratio, widened to "
+                  "the rounds' t interval (stats.py)",
         "benchmarks": [{"name": r.name, "verdict": r.verdict, "base": triple(r.base), "head": triple(r.head),
                         "ratio": None if r.ratio is None else r.ratio[0],
                         "ratio_low": None if r.ratio is None else r.ratio[1],
                         "ratio_high": None if r.ratio is None else r.ratio[2],
                         "samples": {"base": r.samples[0], "head": r.samples[1]},
                         "round_ratios": r.round_ratios, "rounds_agreeing": r.rounds_agreeing,
+                        "rounds_interval": None if r.rounds is None else list(r.rounds),
                         "capped_runs": {"base": r.capped[0], "head": r.capped[1]}} for r in rep.rows],
         "errors": rep.errors, "one_side": rep.one_side,
     }

@@ -85,6 +85,24 @@ def ratio_interval(variant: Tuple[float, float, float], chosen: Tuple[float, flo
     return r, r * math.exp(-math.hypot(l_v, u_c)), r * math.exp(math.hypot(u_v, l_c))
 
 
+def rounds_interval(ratios: Sequence[float]) -> Optional[Tuple[float, float, float]]:
+    """(R, low, high) from K >= 2 independent ratios of the same two things, each
+    measured in its own round (tools/run-ab: a burst of each side, each burst its own
+    process): the geometric mean and its 95% Student t interval over the K log
+    ratios. What differs between rounds (where a process's allocations land, a clock)
+    widens it; within a round both sides share it. None for fewer than 2 ratios or any
+    ratio that is not a positive finite number."""
+    if len(ratios) < 2 or not all(math.isfinite(r) and r > 0 for r in ratios):
+        return None
+    from scipy.stats import t   # scipy is a requirement of the tools; imported where used
+    logs = [math.log(r) for r in ratios]
+    k = len(logs)
+    mean = sum(logs) / k
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (k - 1))
+    half = float(t.ppf(1 - TAIL, k - 1)) * sd / math.sqrt(k)
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
 def verdict(low: float, high: float) -> str:
     """"faster" when the whole interval of variant/chosen time is below 1, "slower"
     when above, else "no difference at this precision"."""
