@@ -218,6 +218,21 @@ def burst(path, factor, samples=None, **extra):
     return str(path)
 
 
+def abba(tmp_path, prefix, factor):
+    """Four rounds of bursts in the order A B, B A, A B, B A; factor(round, side) scales
+    each burst's samples. The arguments for run_ab.main, in measured order."""
+    files = []
+    for r in range(1, 5):
+        order = ("base", "head") if r % 2 else ("head", "base")
+        files += [f"{side}={burst(tmp_path / f'{prefix}{r}_{side}.json', factor(r, side))}" for side in order]
+    return files
+
+
+def ab_row(tmp_path, files, name):
+    assert run_ab.main([*files, "--json", str(tmp_path / name)]) == 0
+    return json.loads((tmp_path / name).read_text())["benchmarks"][0]
+
+
 def test_bursts_without_samples_or_of_two_gpus_are_refused(tmp_path, capsys):
     a = burst(tmp_path / "a.json", 1.0)
     doc = json.loads(Path(a).read_text())
@@ -236,13 +251,8 @@ def test_bursts_without_samples_or_of_two_gpus_are_refused(tmp_path, capsys):
 
 def test_pooling_alternated_bursts_cancels_a_drift_that_separate_runs_would_report(tmp_path, capsys):
     # The session slows by 2% a round; both sides of a round see the same drift.
-    drift = [1.0, 1.02, 1.04, 1.06]
-    files = []
-    for r, d in enumerate(drift, 1):
-        order = ("base", "head") if r % 2 else ("head", "base")
-        files += [f"{side}={burst(tmp_path / f'r{r}_{side}.json', d)}" for side in order]
-    assert run_ab.main([*files, "--json", str(tmp_path / "ab.json")]) == 0
-    row = json.loads((tmp_path / "ab.json").read_text())["benchmarks"][0]
+    files = abba(tmp_path, "r", lambda r, side: 1.0 + 0.02 * (r - 1))
+    row = ab_row(tmp_path, files, "ab.json")
     assert row["verdict"] == "no difference at this precision" and row["ratio"] == pytest.approx(1.0)
     # The same bursts read as two runs at different times (all of BASE first): a "difference".
     bases, heads = [f for f in files if f.startswith("base")], [f for f in files if f.startswith("head")]
@@ -265,13 +275,8 @@ def test_rounds_that_disagree_widen_the_interval_to_no_difference(tmp_path, caps
     # HEAD bursts run 3% fast in two rounds and 1% slow in the other two (identical
     # code, as the H100 A/B of the launch-floor merge saw). The pooled samples alone
     # pin HEAD's median below BASE's; the rounds' own ratios straddle 1.
-    head_factors = [0.97, 1.01, 0.97, 1.01]
-    files = []
-    for r, f in enumerate(head_factors, 1):
-        order = ("base", "head") if r % 2 else ("head", "base")
-        files += [f"{side}={burst(tmp_path / f'r{r}_{side}.json', f if side == 'head' else 1.0)}" for side in order]
-    assert run_ab.main([*files, "--json", str(tmp_path / "ab.json")]) == 0
-    row = json.loads((tmp_path / "ab.json").read_text())["benchmarks"][0]
+    files = abba(tmp_path, "r", lambda r, side: (0.97 if r % 2 else 1.01) if side == "head" else 1.0)
+    row = ab_row(tmp_path, files, "ab.json")
     assert row["verdict"] == "no difference at this precision"
     assert row["rounds_interval"][1] < 1 < row["rounds_interval"][2]
     # the pooled interval alone (what the report said before) excludes 1
@@ -282,10 +287,5 @@ def test_rounds_that_disagree_widen_the_interval_to_no_difference(tmp_path, caps
                                       json.loads(Path(f.split("=", 1)[1]).read_text())["benchmarks"][0]["sample_times"]]))
     assert pooled[2] < 1, pooled
     # a change every round agrees on keeps its verdict
-    files = []
-    for r in range(1, 5):
-        order = ("base", "head") if r % 2 else ("head", "base")
-        files += [f"{side}={burst(tmp_path / f's{r}_{side}.json', 0.97 if side == 'head' else 1.0)}" for side in order]
-    assert run_ab.main([*files, "--json", str(tmp_path / "ab2.json")]) == 0
-    row = json.loads((tmp_path / "ab2.json").read_text())["benchmarks"][0]
+    row = ab_row(tmp_path, abba(tmp_path, "s", lambda r, side: 0.97 if side == "head" else 1.0), "ab2.json")
     assert row["verdict"] == "faster" and row["ratio_high"] < 1
