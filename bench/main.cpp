@@ -201,6 +201,7 @@ int run(int argc, char** argv) {
   if (opt.sizes_given) {
     const drv::SizeReport sizes = drv::check_sizes(decls, opt.reg, opt.sizes_listed, filter);
     if (!sizes.error.empty()) throw UsageError(sizes.error);
+    if (!sizes.hint.empty()) std::fprintf(stderr, "cuda_bench: note: %s\n", sizes.hint.c_str());
     for (const auto& note : sizes.notes) std::fprintf(stderr, "cuda_bench: %s\n", note.c_str());
     if (total == 0 && !sizes.notes.empty())
       throw UsageError("no benchmark left: the requested sizes are outside every selected variant's range");

@@ -59,6 +59,16 @@ bool FilterMatcher::matches(const std::string& benchmark_name) const {
 SizeReport check_sizes(const std::vector<Declaration>& decls, const RegistrationOptions& reg, bool sizes_listed,
                        const FilterMatcher& filter) {
   SizeReport report;
+  // --sizes=24,28 lists N = 24 and 28 elements; one who meant 2^24 and 2^28 learns it now.
+  if (sizes_listed && !reg.sizes.empty() &&
+      std::all_of(reg.sizes.begin(), reg.sizes.end(), [](std::size_t n) { return n <= 34; })) {
+    std::string list, range;
+    for (std::size_t n : reg.sizes) list += (list.empty() ? "" : ",") + std::to_string(n);
+    report.hint = ("--sizes=" + list + " lists N = " + list +
+                           " elements; for powers of two write exponents as a range (--sizes=LO:HI, e.g. --sizes=" +
+                           std::to_string(reg.sizes.front()) + ":" + std::to_string(reg.sizes.back()) +
+                           ") or the element counts");
+  }
   for (std::size_t n : reg.sizes) {
     std::vector<std::string> outside;
     std::size_t inside = 0;

@@ -31,6 +31,7 @@ class FilterMatcher {
 struct SizeReport {
   std::vector<std::string> notes;  // a size skipped for some selected variants, one line each
   std::string error;               // a listed size no selected variant takes ("" when none)
+  std::string hint;                // every listed size <= 34: exponents meant as element counts?
 };
 
 // For each requested size: the selected variants (some name of theirs at that

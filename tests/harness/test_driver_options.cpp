@@ -179,6 +179,21 @@ TEST(DriverSizes, SizesOutsideAVariantAreNamedAndUnmatchedListedSizesRefused) {
   EXPECT_TRUE(r.notes.empty());
 }
 
+TEST(DriverSizes, ListedSizesThatLookLikeExponentsGetAHint) {
+  const std::vector<Declaration> decls{decl("small", 1, 4096)};
+  const FilterMatcher all("");
+  RegistrationOptions reg;
+  reg.sizes = {24, 28};
+  SizeReport r = check_sizes(decls, reg, /*sizes_listed=*/true, all);
+  EXPECT_EQ(r.hint, "--sizes=24,28 lists N = 24,28 elements; for powers of two write exponents as a range "
+                    "(--sizes=LO:HI, e.g. --sizes=24:28) or the element counts");
+  EXPECT_EQ(r.error, "");
+  r = check_sizes(decls, reg, /*sizes_listed=*/false, all);  // a range's sizes: no hint
+  EXPECT_EQ(r.hint, "");
+  reg.sizes = {24, 1024};
+  EXPECT_EQ(check_sizes(decls, reg, true, all).hint, "") << "one listed size is clearly a count";
+}
+
 TEST(DriverSizes, CasesThatDoNotFitAreRefusedWithTheNumbers) {
   const double gib = 1024.0 * 1024 * 1024;
   // 4 bytes read + 4 written per element: N = 2^28 needs 2 GiB, 2^29 4 GiB.
