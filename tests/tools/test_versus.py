@@ -240,6 +240,33 @@ def test_run_floor_check_runs_both_builds_merges_and_writes_table_and_chart(tmp_
     assert json.loads((out / "floor_vs_cub.json").read_text())["context"]["cccl_version"] == "3.0.1 + 3.5.0"
 
 
+def test_run_floor_check_per_family_writes_json_table_and_chart_named_by_family(tmp_path):
+    b1, b2 = fake_build(tmp_path, "b1", C30), fake_build(tmp_path, "b2", C35)
+    out = tmp_path / "out"
+    r = run_script(tmp_path, out, "--family", "reduce_sum", "--no-build", BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2))
+    assert r.returncode == 0, r.stderr
+    first, = (tmp_path / "b1.args").read_text().splitlines()
+    assert ("--benchmark_filter=^reduce_sum/(i32|f32)/(floor_sum|cub_[a-z_]*|thrust_[a-z_]*)/"
+            "|^ceiling/f32/(read_vec16|copy_memcpy)/") in first.split()
+    assert f"--benchmark_out={out}/reduce_sum_toolkit.json" in first.split()
+    second, = (tmp_path / "b2.args").read_text().splitlines()
+    assert "--benchmark_filter=^reduce_sum/(i32|f32)/(cub_[a-z_]*|thrust_[a-z_]*)/" in second.split()
+    assert {p.name for p in out.iterdir()} == {"reduce_sum_toolkit.json", "reduce_sum_newest.json", "reduce_sum.json",
+                                               "reduce_sum.md", "reduce_sum.png"}
+    assert (out / "reduce_sum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    md = (out / "reduce_sum.md").read_text()
+    assert "| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (("out", "--family", "scan"), "--family: 'scan' has no launch-floor kernel"),
+    (("out", "--family", "reduce_sum,dot", "--kernel", "floor_sum"), "--kernel: with one family only"),
+])
+def test_run_floor_check_refuses_unknown_families_and_one_kernel_for_several(tmp_path, args, message):
+    r = run_script(tmp_path, *args, "--no-build")
+    assert r.returncode == 2 and message in r.stderr, r.stderr
+
+
 def test_run_floor_check_exits_with_the_runs_status(tmp_path):
     b1, b2 = fake_build(tmp_path, "b1", C30, rc=1), fake_build(tmp_path, "b2", C35)
     r = run_script(tmp_path, tmp_path / "out", "--no-build", BUILD_DIR=str(b1), CCCL_BUILD_DIR=str(b2))
