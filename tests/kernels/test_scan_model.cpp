@@ -59,6 +59,19 @@ TEST(ScanCheck, EveryChunkStartsFromThePrefixBeforeIt) {
   EXPECT_NE(msg.find("2 of 1048576 prefix sums wrong; first at index 777777"), std::string::npos) << msg;
 }
 
+TEST(FloatSum, IntegerCeilLog2IsTheFormulasCeilOfLog2) {
+  // The tolerance's level count, in integers, equals ceil(log2 n) + 1 as written
+  // with std::log2 for every n it is asked about: all n to 2^20, and each power of
+  // two and its neighbours to 2^40.
+  auto formula = [](std::size_t n) { return static_cast<int>(std::ceil(std::log2(static_cast<double>(n)))); };
+  for (std::size_t n = 1; n <= (std::size_t{1} << 20); ++n) ASSERT_EQ(ceil_log2(n), formula(n)) << "n " << n;
+  for (int k = 1; k <= 40; ++k) {
+    const std::size_t p = std::size_t{1} << k;
+    for (std::size_t n : {p - 1, p, p + 1}) ASSERT_EQ(ceil_log2(n), formula(n)) << "n " << n;
+  }
+  EXPECT_EQ(float_sum_tolerance(1, 1.0), float_sum_tolerance(2, 1.0)) << "one term counts as two";
+}
+
 TEST(ScanCheck, Float32WithinTheToleranceOfEachPrefix) {
   const std::vector<float> x{1.5f, -0.75f, 1.0f, -1.25f};
   std::vector<float> out{1.5f, 0.75f, 1.75f, 0.5f};  // exact
