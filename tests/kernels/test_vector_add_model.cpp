@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
 
 #include "families/vector_add.cuh"
 #include "harness/registry.hpp"
@@ -35,6 +39,41 @@ TEST(VectorAddCheck, CorrectlyRoundedHalfSumsPassAndWrongOnesFail) {
   out[0] = __float2half(1.0009765625f);  // the next half up: off by one ulp
   const std::string msg = vector_add::add_check(a.data(), b.data(), out.data(), 2);
   EXPECT_NE(msg.find("1 of 2 elements wrong; first at index 0"), std::string::npos) << msg;
+}
+
+// host_add rounds through float: for half and bfloat16 that is the exact sum
+// rounded once, the same bits as the sum in double rounded once (the reference
+// before it), for random pairs of every magnitude, ties, and the range's ends.
+template <class T>
+void expect_host_add_is_the_double_path(std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_int_distribution<unsigned> bits(0, 0xFFFF);
+  std::vector<T> a, b;
+  auto from_bits = [](unsigned u) {
+    T x;
+    const std::uint16_t h = static_cast<std::uint16_t>(u);
+    std::memcpy(&x, &h, sizeof x);
+    return x;
+  };
+  for (int k = 0; k < 2'000'000; ++k) {
+    const T x = from_bits(bits(rng)), y = from_bits(bits(rng));
+    if (std::isnan(widen(x)) || std::isnan(widen(y))) continue;
+    a.push_back(x);
+    b.push_back(y);
+  }
+  std::vector<T> got(a.size());
+  vector_add::host_add(a.data(), b.data(), got.data(), a.size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const T want = round_to<T>(widen(a[i]) + widen(b[i]));
+    if (std::isnan(widen(want))) continue;  // inf + -inf
+    ASSERT_EQ(std::memcmp(&got[i], &want, sizeof(T)), 0)
+        << widen(a[i]) << " + " << widen(b[i]) << ": " << widen(got[i]) << ", want " << widen(want);
+  }
+}
+
+TEST(VectorAddCheck, HostAddIsTheExactSumRoundedOnce) {
+  expect_host_add_is_the_double_path<__half>(1);
+  expect_host_add_is_the_double_path<__nv_bfloat16>(2);
 }
 
 TEST(VectorAddCheck, UnwrittenElementsFail) {
