@@ -62,7 +62,7 @@ SizeReport check_sizes(const std::vector<Declaration>& decls, const Registration
   // --sizes=24,28 lists N = 24 and 28 elements; one who meant 2^24 and 2^28 learns it now.
   if (sizes_listed && !reg.sizes.empty() &&
       std::all_of(reg.sizes.begin(), reg.sizes.end(), [](std::size_t n) { return n <= 34; })) {
-    std::string list, range;
+    std::string list;
     for (std::size_t n : reg.sizes) list += (list.empty() ? "" : ",") + std::to_string(n);
     report.hint = ("--sizes=" + list + " lists N = " + list +
                            " elements; for powers of two write exponents as a range (--sizes=LO:HI, e.g. --sizes=" +
