@@ -106,18 +106,18 @@ struct WriteVec16 : KernelVariant {
     launch(s);
     const std::size_t count = vectors_of(n_) * 4;
     const float* got = read_back(out_.get(), count, s);
+    const auto want = [](std::size_t i) { return static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4); };
     std::vector<std::size_t> first_wrong(default_chunks(count), count);
     parallel_chunks(count, [&](std::size_t b, std::size_t e, unsigned chunk) {
       for (std::size_t i = b; i < e; ++i)
-        if (got[i] != static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4)) {
+        if (got[i] != want(i)) {
           first_wrong[chunk] = i;
           return;
         }
     });
     for (std::size_t i : first_wrong) {
       if (i == count) continue;
-      const float want = static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4);
-      return "element " + std::to_string(i) + ": expected " + std::to_string(want) + ", got " + std::to_string(got[i]);
+      return "element " + std::to_string(i) + ": expected " + std::to_string(want(i)) + ", got " + std::to_string(got[i]);
     }
     return "";
   }
