@@ -182,11 +182,13 @@ class VariantCase : public Case {
 
  protected:
   VariantCase(const Point& p, bool host_inputs) : point_(p), args_(args_for<F, T>(p, host_inputs)) {}
-  // After out is set: the variant sizes its workspace from its Args.
+  // After out is set: the variant sizes its workspace from its Args. Zero-filled
+  // once, as a workspace that resets itself (floor_scan's) asks of its caller.
   void allocate_workspace() {
     workspace_ = DeviceBuffer<unsigned char>(V::workspace_bytes(args_));
     args_.workspace = workspace_.get();
     args_.workspace_size = workspace_.size();
+    if (workspace_.bytes() > 0) BENCH_CUDA_CHECK(cudaMemset(workspace_.get(), 0, workspace_.bytes()));
   }
   Point point_;
   Args<F, T> args_;

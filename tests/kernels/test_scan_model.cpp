@@ -27,7 +27,7 @@ TEST(ScanModel, ReadsNWritesNAndIsComparedWithCub) {
     EXPECT_EQ(reference_of(declarations(), d), "scan/" + d.type + "/cub_device_scan") << d.id();
     EXPECT_EQ(d.host_work, d.variant == "thrust_inclusive_scan") << d.id();
   }
-  EXPECT_EQ(seen, 2 * 5);  // i32, f32: reduce_then_scan, decoupled_lookback, cub sum and scan, thrust
+  EXPECT_EQ(seen, 2 * 7);  // i32, f32: reduce_then_scan, decoupled_lookback, floor_scan(_fixed), cub sum and scan, thrust
 }
 
 std::vector<int> wrapped_prefix(const std::vector<int>& x) {

@@ -259,7 +259,7 @@ def test_run_floor_check_per_family_writes_json_table_and_chart_named_by_family(
 
 
 @pytest.mark.parametrize("args, message", [
-    (("out", "--family", "scan"), "--family: 'scan' has no launch-floor kernel"),
+    (("out", "--family", "vector_add"), "--family: 'vector_add' has no launch-floor kernel"),
     (("out", "--family", "reduce_sum,dot", "--kernel", "floor_sum"), "--kernel: with one family only"),
 ])
 def test_run_floor_check_refuses_unknown_families_and_one_kernel_for_several(tmp_path, args, message):

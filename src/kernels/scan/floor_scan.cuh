@@ -1,0 +1,425 @@
+// floor_scan: an inclusive prefix sum out[i] = in[0] + ... + in[i] (int32,
+// float32) in one launch that moves the input once and the output once, at
+// the copy roof. Independent of the benchmark harness: only CUDA and libcu++.
+//
+// Design (single pass, decoupled look-back in the spirit of Merrill & Garland
+// 2016, with a fixed combination order so floats are deterministic):
+//   - a tile is Block x Items elements, one block per tile; blocks take tiles
+//     in the order they start from an atomic counter, so a tile only ever
+//     waits on tiles already taken by running blocks;
+//   - data: each warp owns 32 x Items consecutive elements and moves them as
+//     Items / 4 rows of 16-byte vectors, lane l holding vector (row x 32 + l)
+//     of its warp: every load and store instruction of a warp covers 512
+//     consecutive bytes, no shared-memory transpose. A partial last tile, or
+//     an input or output not 16-byte aligned, goes element by element in the
+//     same arrangement;
+//   - in registers: each vector scanned in place, one warp scan per row
+//     (shuffles, the rows independent), rows chained by their totals, warps
+//     chained through shared memory;
+//   - across tiles, groups of 32 tiles: each tile publishes its aggregate A as
+//     soon as it has it; a group's last tile publishes the group's aggregate
+//     G = (sum of its A) and the inclusive prefix of its group
+//     P[g] = (P[g-32] + sum of G[g-31 .. g-1]) + G[g]; a tile's exclusive
+//     prefix is P[g-1] + (sum of the A before it in its group). Each sum is over
+//     warp lanes in a fixed shuffle tree, so every value is a fixed expression
+//     of the input whatever the timing: float results are bitwise identical
+//     from call to call (CUB's look-back, which stops at whichever prefix it
+//     meets first, is not). A tile waits only on tiles at most 63 before it
+//     (P[g-1], its group's A) and, as a group's last, on G of the 31 groups
+//     before (each published as soon as its group's A are in) and P[g-32]:
+//     the only chain of waits is P's, one round trip per 32 groups;
+//   - a status word is 64 bits: the value's bits high, the call's tag low,
+//     written and read with one relaxed 8-byte access (single-copy atomic, no
+//     fence). A word is ready when its tag is this call's.
+#pragma once
+
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+#include <utility>
+
+namespace bench::floor_scan {
+
+// The compiled tunables: threads per block, elements per thread (a multiple of
+// 4: rows of 16-byte vectors of 4-byte elements).
+using BlockSizes = std::integer_sequence<int, 128, 256, 512>;
+using ItemCounts = std::integer_sequence<int, 8, 16, 32>;
+
+// 0 / 0: chosen by n (choose()); otherwise a compiled pair.
+struct Config {
+  int block = 0;
+  int items = 0;
+};
+
+// The choice by n, from the H100 sweeps of floor_scan_fixed (2026-11-26,
+// interleaved, results/versus/README.md): one block up to 4096 elements;
+// 128 x 16 tiles to 2^16; 256 x 32 to 2^22 (at 2^18: 7.5-7.7 us against
+// 8.6-8.8 for 128 x 16); 512 x 32 above (the fewest look-backs: at 2^28 860 us
+// int32, 0.82 of the copy ceiling, the next shape 893).
+inline constexpr Config choose(std::size_t n) {
+  if (n <= 4096) return Config{256, 16};
+  if (n <= (std::size_t{1} << 16)) return Config{128, 16};
+  if (n <= (std::size_t{1} << 22)) return Config{256, 32};
+  return Config{512, 32};
+}
+
+namespace detail {
+
+using Word = unsigned long long;
+using Ref = cuda::atomic_ref<Word, cuda::thread_scope_device>;
+
+constexpr int kFan = 32;  // tiles per group
+enum : std::size_t { kCtl = 0, kHighWater = 1, kDone = 2, kHeader = 4 };
+constexpr unsigned kLastTag = 0xFFFFFFFFu;
+
+// Word offsets of the status arrays for a call of `tiles` tiles: A per tile,
+// G and P per group.
+struct Layout {
+  std::size_t a, g, p, end;
+};
+__host__ __device__ inline Layout layout(std::size_t tiles) {
+  const std::size_t groups = (tiles + kFan - 1) / kFan;
+  Layout l{};
+  l.a = kHeader;
+  l.g = l.a + tiles;
+  l.p = l.g + groups;
+  l.end = l.p + groups;
+  return l;
+}
+
+// Integers add as unsigned (two's-complement wrap, no signed overflow).
+template <class T>
+__host__ __device__ inline T add(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    return static_cast<T>(static_cast<unsigned>(a) + static_cast<unsigned>(b));
+  } else {
+    return a + b;
+  }
+}
+
+template <class T>
+__device__ inline Word pack(T v, unsigned tag) {
+  unsigned bits;
+  std::memcpy(&bits, &v, 4);
+  return (static_cast<Word>(bits) << 32) | tag;
+}
+template <class T>
+__device__ inline T value_of(Word w) {
+  const unsigned bits = static_cast<unsigned>(w >> 32);
+  T v;
+  std::memcpy(&v, &bits, 4);
+  return v;
+}
+__device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
+
+// The look-back's naps (H100 sweep, 2026-11-26, results/versus/README.md): a
+// tile sleeps 800 ns before its first status read (the time a predecessor's
+// store takes to reach L2) and 100 ns between polls, when the call has more
+// than one group of tiles; without them, 512 x 32 at 2^28 int32 was 2% slower
+// (879 against 860 us), and every shape was slower at 2^20.
+constexpr int kFirstReadNs = 800, kPollNs = 100;
+__device__ inline void nap(int ns) {
+  if (ns > 0) __nanosleep(ns);
+}
+
+__device__ inline void publish(Word* w, Word value) { Ref(*w).store(value, cuda::std::memory_order_relaxed); }
+__device__ inline Word peek(Word* w) { return Ref(*w).load(cuda::std::memory_order_relaxed); }
+
+// The sum over the warp's lanes in a fixed tree, the same value in every lane
+// (lane 0's, broadcast: a butterfly's lanes may round differently).
+template <class T>
+__device__ inline T warp_sum(T v) {
+#pragma unroll
+  for (int d = 16; d > 0; d >>= 1) v = add(v, __shfl_down_sync(0xFFFFFFFFu, v, d));
+  return __shfl_sync(0xFFFFFFFFu, v, 0);
+}
+
+template <class T, int Items>
+struct Vec4Rows {
+  static constexpr int kRows = Items / 4;
+  T x[kRows][4];
+};
+
+// Loads (Vectors: 16-byte, the tile whole and aligned) and stores of this
+// thread's rows: row j, element c is at tile offset 4 (w 32 R + j 32 + l) + c.
+template <class T, int Block, int Items, bool Vectors>
+struct TileIO {
+  static constexpr int kRows = Items / 4;
+  __device__ static int first(int row) {
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+    return 4 * (warp * 32 * kRows + row * 32 + lane);
+  }
+  __device__ static void load(const T* __restrict__ in, int valid, T (&x)[kRows][4]) {
+    if (Vectors && valid == Block * Items) {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+        const uint4 q = __ldcs(reinterpret_cast<const uint4*>(in + first(j)));
+        std::memcpy(&x[j][0], &q, 16);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const int e = first(j) + c;
+          x[j][c] = e < valid ? in[e] : T(0);
+        }
+    }
+  }
+  __device__ static void store(T* __restrict__ out, int valid, const T (&y)[kRows][4]) {
+    if (Vectors && valid == Block * Items) {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+        uint4 q;
+        std::memcpy(&q, &y[j][0], 16);
+        __stcs(reinterpret_cast<uint4*>(out + first(j)), q);
+      }
+    } else {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j)
+#pragma unroll
+        for (int c = 0; c < 4; ++c) {
+          const int e = first(j) + c;
+          if (e < valid) out[e] = y[j][c];
+        }
+    }
+  }
+};
+
+// Warp 0 of tile `tile` (tag: this call's): the sum of every element before
+// the tile, P[g-1] + (sum of the A before it in group g), after publishing, as
+// the group's last tile, G[g] and P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g].
+// P[g] is published before this tile waits on P[g-1]: no chain of P waits.
+template <class T>
+__device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_t tiles, unsigned tag,
+                             T aggregate) {
+  const int lane = threadIdx.x % 32;
+  const std::size_t group = tile / kFan;
+  const int in_group = static_cast<int>(tile % kFan);
+  const bool last = in_group == kFan - 1;
+  const long long g_index = static_cast<long long>(group) - (kFan - 1) + lane;  // lane < 31: G[g-31 .. g-1]
+  const bool want_a = lane < in_group;
+  const bool want_g = last && lane < kFan - 1 && g_index >= 0;
+  const bool want_p = lane == 31 && group >= 1;              // P[g-1]
+  const bool want_q = last && lane == 30 && group >= kFan;   // P[g-32]
+  Word* const a_word = ws + l.a + group * kFan + lane;
+  Word* const g_word = ws + l.g + (want_g ? g_index : 0);
+  Word* const p_word = ws + l.p + (want_p ? group - 1 : want_q ? group - kFan : 0);
+  // One round of loads first, then each lane waits on what it still lacks.
+  const int poll_ns = tiles > kFan ? kPollNs : 0;
+  nap(tiles > kFan ? kFirstReadNs : 0);
+  Word a = want_a ? peek(a_word) : Word{tag};
+  Word g = want_g ? peek(g_word) : Word{tag};
+  Word p = want_p || want_q ? peek(p_word) : Word{tag};
+  while (tag_of(a) != tag) nap(poll_ns), a = peek(a_word);
+  const T a_sum = warp_sum(want_a ? value_of<T>(a) : T(0));
+  if (last) {
+    // G[g] first: it needs only this group's A. (Published after the waits
+    // below, each G would wait on the G before it: one round trip per group.)
+    const T group_total = add(a_sum, aggregate);
+    if (lane == 0) publish(ws + l.g + group, pack(group_total, tag));
+    while (tag_of(g) != tag) nap(poll_ns), g = peek(g_word);
+    if (want_q)
+      while (tag_of(p) != tag) nap(poll_ns), p = peek(p_word);
+    const T g_sum = warp_sum(want_g ? value_of<T>(g) : T(0));
+    const T before = __shfl_sync(0xFFFFFFFFu, want_q ? value_of<T>(p) : T(0), 30);
+    if (lane == 0) publish(ws + l.p + group, pack(add(add(before, g_sum), group_total), tag));
+  }
+  if (want_p)
+    while (tag_of(p) != tag) nap(poll_ns), p = peek(p_word);
+  const T p_before = __shfl_sync(0xFFFFFFFFu, want_p ? value_of<T>(p) : T(0), 31);
+  return add(p_before, a_sum);
+}
+
+// One tile of the scan: loaded, scanned in registers, its prefix found
+// (tiles > 1), stored.
+template <class T, int Block, int Items, bool Vectors>
+__device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
+                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared) {
+  constexpr int kRows = Items / 4, kWarps = Block / 32;
+  constexpr std::size_t kTile = std::size_t{Block} * Items;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const std::size_t base = tile * kTile;
+  const int valid = static_cast<int>(n - base < kTile ? n - base : kTile);
+
+  using IO = TileIO<T, Block, Items, Vectors>;
+  T x[kRows][4];
+  IO::load(in + base, valid, x);
+
+  // Each vector in place, then one warp scan per row (independent), rows chained.
+  T incl[kRows];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    x[j][1] = add(x[j][0], x[j][1]);
+    x[j][2] = add(x[j][1], x[j][2]);
+    x[j][3] = add(x[j][2], x[j][3]);
+    incl[j] = x[j][3];
+  }
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const T y = __shfl_up_sync(0xFFFFFFFFu, incl[j], d);
+      if (lane >= d) incl[j] = add(y, incl[j]);
+    }
+  }
+  T before_in_row[kRows];  // this lane's vectors before it in the warp: rows before, lanes before
+  T carry = T(0);
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const T excl = __shfl_up_sync(0xFFFFFFFFu, incl[j], 1);
+    before_in_row[j] = add(carry, lane == 0 ? T(0) : excl);
+    carry = add(carry, __shfl_sync(0xFFFFFFFFu, incl[j], 31));
+  }
+  if (lane == 0) warp_totals[warp] = carry;
+  __syncthreads();
+  T before_warp = T(0), aggregate = T(0);
+#pragma unroll
+  for (int w = 0; w < kWarps; ++w) {
+    const T t = warp_totals[w];
+    if (w < warp) before_warp = add(before_warp, t);
+    aggregate = add(aggregate, t);
+  }
+
+  T prefix = T(0);
+  if (tiles > 1) {
+    const Layout l = layout(tiles);
+    if (threadIdx.x == 0) publish(ws + l.a + tile, pack(aggregate, tag));
+    if (warp == 0) {
+      const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate);
+      if (lane == 0) *prefix_shared = p;
+    }
+    __syncthreads();
+    prefix = *prefix_shared;
+  }
+
+  T y[kRows][4];
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const T row_base = add(prefix, add(before_warp, before_in_row[j]));
+#pragma unroll
+    for (int c = 0; c < 4; ++c) y[j][c] = add(row_base, x[j][c]);
+  }
+  IO::store(out + base, valid, y);
+}
+
+// One block per tile, in the order blocks start: each block's thread 0 takes a
+// ticket from the counter (tiles == 1: tile 0, no workspace). A block that has
+// taken a ticket is running, so every tile a tile waits on is running or done.
+// (A persistent grid that took its next ticket while working on a tile was
+// 5-8x slower on the H100: a ticket taken but not started holds up every tile
+// after it for as long as a tile takes, and tiles then take longer.)
+template <class T, int Block, int Items, bool Vectors>
+__global__ void __launch_bounds__(Block) scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n,
+                                                     std::size_t tiles, Word* ws) {
+  __shared__ T warp_totals[Block / 32];
+  __shared__ T prefix_shared;
+  __shared__ Word ticket;  // the counter's old value: tile (low 32 bits), epoch (high)
+  __shared__ int last_block;
+  if (tiles == 1) {
+    scan_tile<T, Block, Items, Vectors>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared);
+    return;
+  }
+  if (threadIdx.x == 0) {
+    const Word old = atomicAdd(ws + kCtl, Word{1});
+    ticket = old;
+    const unsigned epoch = static_cast<unsigned>(old >> 32);
+    if ((old & 0xFFFFFFFFu) == tiles - 1 && epoch + 1 != kLastTag)
+      atomicAdd(ws + kCtl, (Word{1} << 32) - tiles);  // the last ticket: counter back to 0, epoch up by one
+    if ((old & 0xFFFFFFFFu) == 0) atomicMax(ws + kHighWater, Word{layout(tiles).end});
+  }
+  __syncthreads();
+  const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
+  const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
+  scan_tile<T, Block, Items, Vectors>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared);
+
+  // The last tag's call: the last block to finish zeroes every word used.
+  if (tag == kLastTag) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      __threadfence();
+      last_block = atomicAdd(ws + kDone, Word{1}) == tiles - 1;
+    }
+    __syncthreads();
+    if (last_block) {
+      __threadfence();
+      const std::size_t end = static_cast<std::size_t>(peek(ws + kHighWater));
+      for (std::size_t i = kHeader + threadIdx.x; i < end; i += Block) publish(ws + i, 0);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        publish(ws + kHighWater, 0);
+        publish(ws + kDone, 0);
+        publish(ws + kCtl, 0);
+      }
+    }
+  }
+}
+
+template <int... Vs>
+constexpr bool one_of(int v, std::integer_sequence<int, Vs...>) {
+  return ((v == Vs) || ...);
+}
+
+// Calls f(block, items) (std::integral_constant) for a compiled pair; false if none.
+template <class F, int... Bs, int... Ks>
+bool dispatch(Config c, F&& f, std::integer_sequence<int, Bs...>, std::integer_sequence<int, Ks...>) {
+  bool found = false;
+  auto per_block = [&](auto b) {
+    ((c.items == Ks ? (f(b, std::integral_constant<int, Ks>{}), found = true) : false), ...);
+  };
+  ((c.block == Bs ? (per_block(std::integral_constant<int, Bs>{}), true) : false), ...);
+  return found;
+}
+
+inline Config resolve(Config c, std::size_t n) { return c.block == 0 && c.items == 0 ? choose(n) : c; }
+
+}  // namespace detail
+
+// Bytes of workspace a call on n elements with Config c needs (8 bytes a
+// tile and a little more; 32 bytes for a call of one tile).
+inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c = {}) {
+  c = detail::resolve(c, n);
+  if (!bytes || !detail::one_of(c.block, BlockSizes{}) || !detail::one_of(c.items, ItemCounts{}))
+    return cudaErrorInvalidValue;
+  const std::size_t tile = std::size_t(c.block) * c.items;
+  const std::size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
+  *bytes = detail::layout(tiles).end * sizeof(detail::Word);
+  return cudaSuccess;
+}
+
+// out[i] = in[0] + ... + in[i] for i < n, enqueued on `stream`. in and out
+// may have any alignment (16-byte aligned both: vector loads and stores) but
+// must not overlap. Integers wrap (two's complement).
+template <class T>
+cudaError_t inclusive_sum(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
+                          cudaStream_t stream = nullptr, Config c = {}) {
+  static_assert((std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, float>),
+                "floor_scan scans 4-byte int, unsigned or float");
+  if (n == 0) return cudaSuccess;
+  if (!in || !out) return cudaErrorInvalidValue;
+  std::size_t need = 0;
+  if (cudaError_t e = workspace_bytes(n, &need, c); e != cudaSuccess) return e;
+  c = detail::resolve(c, n);
+  const std::size_t tile = std::size_t(c.block) * c.items;
+  const std::size_t tiles = (n + tile - 1) / tile;
+  if (tiles > 1 && (!workspace || workspace_size < need || reinterpret_cast<std::uintptr_t>(workspace) % 8 != 0))
+    return cudaErrorInvalidValue;
+  if (tiles >= (std::size_t{1} << 31)) return cudaErrorInvalidValue;  // the counter's 32 bits
+  const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
+  auto* ws = static_cast<detail::Word*>(workspace);
+  detail::dispatch(
+      c,
+      [&](auto b, auto k) {
+        constexpr int B = decltype(b)::value, K = decltype(k)::value;
+        const auto kernel = vectors ? detail::scan_kernel<T, B, K, true> : detail::scan_kernel<T, B, K, false>;
+        kernel<<<static_cast<unsigned>(tiles), B, 0, stream>>>(in, out, n, tiles, ws);
+      },
+      BlockSizes{}, ItemCounts{});
+  return cudaGetLastError();
+}
+
+}  // namespace bench::floor_scan

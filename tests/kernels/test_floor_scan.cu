@@ -1,0 +1,190 @@
+// floor_scan as an API (kernels/scan/floor_scan.cuh), beyond what every
+// declaration is tested for (test_every_declaration.cpp): bitwise determinism
+// of float prefixes over 100 calls across many groups of tiles, every compiled
+// block x items pair at the edges of one tile, a group and 32 groups with
+// input and output misaligned apart, one workspace reused by calls of other
+// sizes and configurations (the counter back to zero after each), the one call
+// in 2^32 - 1 whose tag is the last (it zeroes the workspace and the next call
+// starts again), and clear refusals.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "families/scan.cuh"
+#include "gpu_test.hpp"
+#include "harness/device_buffer.hpp"
+#include "kernels/scan/floor_scan.cuh"
+
+namespace bench::testing {
+namespace {
+
+using floor_scan::Config;
+using floor_scan::inclusive_sum;
+using Word = unsigned long long;
+
+// Integers whose prefixes wrap at 2^32 now and then; floats of both signs.
+template <class T>
+std::vector<T> data(std::size_t n, unsigned seed) {
+  std::vector<T> v(n);
+  std::uint64_t s = 0x9E3779B97F4A7C15ull * (seed + 1);
+  for (auto& x : v) {
+    s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+    if constexpr (std::is_integral_v<T>) x = static_cast<T>(static_cast<std::uint32_t>(s >> 11));
+    else x = static_cast<T>(static_cast<double>(s >> 40) / double(1 << 23) - 1.0);
+  }
+  return v;
+}
+
+std::size_t workspace_for(std::size_t n, Config c) {
+  std::size_t bytes = 0;
+  EXPECT_EQ(floor_scan::workspace_bytes(n, &bytes, c), cudaSuccess);
+  return bytes;
+}
+
+class FloorScan : public StreamTest {
+ protected:
+  // A workspace of `bytes`, zero-filled once as the API asks.
+  void make_workspace(std::size_t bytes) {
+    ws_ = DeviceBuffer<Word>((bytes + 7) / 8);
+    ASSERT_EQ(cudaMemset(ws_.get(), 0, ws_.bytes()), cudaSuccess);
+  }
+  // in[0, n) at element offset in_off of a device copy, out at out_off; the
+  // result checked element by element (scan_check); returns the result.
+  template <class T>
+  std::vector<T> scan_and_check(const std::vector<T>& host, std::size_t in_off, std::size_t out_off, Config c,
+                                const std::string& what) {
+    SCOPED_TRACE(what);
+    const std::size_t n = host.size();
+    DeviceBuffer<T> in(n + in_off), out(n + out_off);
+    EXPECT_EQ(cudaMemcpy(in.get() + in_off, host.data(), n * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+    EXPECT_EQ(cudaMemset(out.get(), 0xFF, out.bytes()), cudaSuccess);  // NaN / -1: an unwritten element fails
+    EXPECT_EQ(inclusive_sum(in.get() + in_off, out.get() + out_off, n, ws_.get(), ws_.bytes(), stream_, c),
+              cudaSuccess);
+    std::vector<T> got(n);
+    EXPECT_EQ(cudaMemcpyAsync(got.data(), out.get() + out_off, n * sizeof(T), cudaMemcpyDeviceToHost, stream_),
+              cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    EXPECT_EQ(scan::scan_check(host.data(), got.data(), n), "");
+    if (ws_.get()) EXPECT_EQ(counter(), 0u) << "the tile counter is back to zero after the call";
+    return got;
+  }
+  Word word(std::size_t i) {
+    Word w = 0;
+    EXPECT_EQ(cudaMemcpy(&w, ws_.get() + i, sizeof w, cudaMemcpyDeviceToHost), cudaSuccess);
+    return w;
+  }
+  unsigned counter() { return static_cast<unsigned>(word(0)); }
+  unsigned epoch() { return static_cast<unsigned>(word(0) >> 32); }
+
+  DeviceBuffer<Word> ws_;
+};
+
+TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
+  // 512 x 32 (the choice above 2^22): 1025 tiles = 33 groups, the last of one tile.
+  const std::size_t n = (std::size_t{1} << 24) + 5;
+  make_workspace(workspace_for(n, {}));
+  const auto host = data<float>(n, 1);
+  DeviceBuffer<float> in(n), out(n);
+  ASSERT_EQ(cudaMemcpy(in.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+  std::vector<float> first(n), again(n);
+  for (int call = 0; call < 100; ++call) {
+    ASSERT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_), cudaSuccess);
+    ASSERT_EQ(cudaMemcpyAsync((call == 0 ? first : again).data(), out.get(), n * sizeof(float),
+                              cudaMemcpyDeviceToHost, stream_),
+              cudaSuccess);
+    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+    if (call == 0) {
+      ASSERT_EQ(scan::scan_check(host.data(), first.data(), n), "");
+    } else {
+      ASSERT_EQ(std::memcmp(first.data(), again.data(), n * sizeof(float)), 0) << "call " << call;
+    }
+  }
+  EXPECT_EQ(epoch(), 100u) << "one epoch per call of more than one tile";
+}
+
+TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupAnd32GroupsAnyAlignment) {
+  const int blocks[] = {128, 256, 512}, items[] = {8, 16, 32};
+  for (int b : blocks) {
+    for (int k : items) {
+      const Config c{b, k};
+      const std::size_t tile = std::size_t(b) * k;
+      make_workspace(workspace_for(1025 * tile + 7, c));
+      const std::size_t sizes[] = {1, tile - 1, tile, tile + 1, 32 * tile - 3, 32 * tile + 1, 1024 * tile + 7};
+      for (std::size_t n : sizes) {
+        const auto host = data<int>(n, static_cast<unsigned>(n));
+        for (auto [in_off, out_off] : {std::pair{0, 0}, std::pair{1, 3}, std::pair{2, 0}, std::pair{0, 1}}) {
+          if (n > 32 * tile + 1 && (in_off || out_off) && in_off != 2) continue;  // the big size: two alignments
+          scan_and_check(host, in_off, out_off, c,
+                         "int32 " + std::to_string(b) + "x" + std::to_string(k) + " n " + std::to_string(n) +
+                             " in+" + std::to_string(in_off) + " out+" + std::to_string(out_off));
+        }
+      }
+      const std::size_t n = 32 * tile + 1;  // floats: two groups and an element
+      scan_and_check(data<float>(n, 7), 0, 0, c, "float32 " + std::to_string(b) + "x" + std::to_string(k));
+    }
+  }
+}
+
+TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
+  const std::size_t big = (std::size_t{1} << 22) + 3;
+  make_workspace(workspace_for(big, Config{128, 8}));  // the most tiles of any pair
+  const auto x = data<int>(big, 3);
+  const std::vector<int> small(x.begin(), x.begin() + 5000);
+  scan_and_check(x, 0, 0, {}, "big, chosen config");
+  scan_and_check(small, 0, 0, {}, "small, chosen config");
+  scan_and_check(x, 0, 0, Config{128, 8}, "big, 128 x 8");
+  scan_and_check(small, 1, 0, Config{512, 32}, "small, 512 x 32, misaligned");
+  scan_and_check(x, 0, 0, {}, "big again");
+}
+
+TEST_F(FloorScan, TheLastTagsCallZeroesTheWorkspaceAndTheNextStartsAgain) {
+  const std::size_t n = (std::size_t{1} << 20) + 11;  // 129 tiles at 256 x 32
+  const std::size_t bytes = workspace_for(n, {});
+  make_workspace(bytes);
+  const auto x = data<float>(n, 5);
+  const Word near_end = Word{0xFFFFFFFCu} << 32;  // epoch 0xFFFFFFFC: tag 0xFFFFFFFD
+  ASSERT_EQ(cudaMemcpy(ws_.get(), &near_end, sizeof near_end, cudaMemcpyHostToDevice), cudaSuccess);
+  const auto want = scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFD");
+  EXPECT_EQ(epoch(), 0xFFFFFFFDu);
+  scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFE");
+  EXPECT_EQ(epoch(), 0xFFFFFFFEu);
+  scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFF, the last");
+  std::vector<Word> all(ws_.size());
+  ASSERT_EQ(cudaMemcpy(all.data(), ws_.get(), ws_.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+  for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], 0u) << "word " << i << " after the last tag's call";
+  const auto again = scan_and_check(x, 0, 0, {}, "tag 1, after the wrap");
+  EXPECT_EQ(std::memcmp(want.data(), again.data(), n * sizeof(float)), 0);
+  EXPECT_EQ(epoch(), 1u);
+}
+
+TEST_F(FloorScan, OneTileNeedsNoWorkspaceAndNothingIsNoOp) {
+  const auto x = data<int>(4096, 9);
+  ws_ = DeviceBuffer<Word>();
+  scan_and_check(x, 0, 0, {}, "one tile, no workspace");
+  EXPECT_EQ(inclusive_sum<int>(nullptr, nullptr, 0, nullptr, 0, stream_), cudaSuccess);
+}
+
+TEST_F(FloorScan, RefusesWhatItCannotDo) {
+  const std::size_t n = 1 << 20;
+  DeviceBuffer<int> in(n), out(n);
+  make_workspace(workspace_for(n, {}));
+  EXPECT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes() - 8, stream_), cudaErrorInvalidValue)
+      << "workspace too small";
+  EXPECT_EQ(inclusive_sum(in.get(), out.get(), n, nullptr, 0, stream_), cudaErrorInvalidValue) << "no workspace";
+  EXPECT_EQ(inclusive_sum(in.get(), out.get(), n, reinterpret_cast<char*>(ws_.get()) + 4, ws_.bytes() - 8, stream_),
+            cudaErrorInvalidValue)
+      << "workspace not 8-byte aligned";
+  EXPECT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_, Config{256, 12}),
+            cudaErrorInvalidValue)
+      << "items not compiled";
+  EXPECT_EQ(inclusive_sum<int>(nullptr, out.get(), n, ws_.get(), ws_.bytes(), stream_), cudaErrorInvalidValue);
+  std::size_t bytes = 0;
+  EXPECT_EQ(floor_scan::workspace_bytes(n, &bytes, Config{100, 16}), cudaErrorInvalidValue) << "block not compiled";
+  EXPECT_EQ(floor_scan::workspace_bytes(n, nullptr), cudaErrorInvalidValue);
+}
+
+}  // namespace
+}  // namespace bench::testing
