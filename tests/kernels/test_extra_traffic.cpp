@@ -70,6 +70,18 @@ TEST(ExtraTraffic, DecoupledLookBackMovesItsTileStatusWords) {
   EXPECT_EQ(e.bytes_read, e.bytes_written);
 }
 
+TEST(ExtraTraffic, FloorScanStatesOneStatusWordPerTileAndNoneForOneTile) {
+  // 2^26 at its own choice (512 x 32): 4096 tiles. Fixed 128 x 8: 65536 tiles.
+  EXPECT_EQ(extra("scan/f32/floor_scan", kN, 0, 0).bytes_written, 8.0 * 4096);
+  const ExtraTraffic e = extra("scan/i32/floor_scan_fixed", kN, 128, 8);
+  EXPECT_EQ(e.bytes_written, 8.0 * 65536);
+  EXPECT_EQ(e.bytes_read, e.bytes_written);
+  EXPECT_FALSE(e.what.empty());
+  EXPECT_TRUE(extra("scan/i32/floor_scan", 4096, 0, 0).none());  // one tile: no look-back
+  EXPECT_TRUE(extra("scan/i32/floor_scan_fixed", 1024, 128, 8).none());
+  EXPECT_EQ(extra("scan/i32/floor_scan_fixed", 1025, 128, 8).bytes_written, 8.0 * 2);
+}
+
 // Single-pass kernels, libraries (whose internals are theirs), the CPU and the
 // ceilings state nothing: the audit holds them to the compulsory bytes.
 TEST(ExtraTraffic, EverythingElseStatesNone) {
@@ -86,8 +98,9 @@ TEST(ExtraTraffic, EverythingElseStatesNone) {
     }
   }
   // Per type (i32, f32): reduce_sum's 11 multi-pass and 2 two-pass variants,
-  // reduce_max's and reduce_min's sequential_addressing, argmax's, and 2 scans.
-  EXPECT_EQ(stated, 2 * (11 + 2 + 1 + 1 + 1 + 2));
+  // reduce_max's and reduce_min's sequential_addressing, argmax's, and 4 scans
+  // (reduce_then_scan, decoupled_lookback, floor_scan and floor_scan_fixed).
+  EXPECT_EQ(stated, 2 * (11 + 2 + 1 + 1 + 1 + 4));
 }
 
 }  // namespace
