@@ -22,10 +22,8 @@ struct FloorScan : KernelVariant {
   // written once and read by the tiles after it, from L2.
   template <class T>
   static ExtraTraffic extra_traffic(const Point& p) {
-    const floor_scan::Config c = config(p.block, p.batch).block ? config(p.block, p.batch) : floor_scan::choose(p.n);
-    const std::size_t tile = std::size_t(c.block) * c.items;
-    if (p.n <= tile) return {};
-    const std::size_t tiles = (p.n + tile - 1) / tile;
+    const std::size_t tiles = floor_scan::tiles(p.n, config(p.block, p.batch));
+    if (tiles <= 1) return {};
     const double bytes = static_cast<double>(tiles) * 8;
     return {bytes, bytes, std::to_string(tiles) + " tile status words of 8 B written once, read by the next tiles"};
   }

@@ -366,30 +366,33 @@ constexpr bool one_of(int v, std::integer_sequence<int, Vs...>) {
   return ((v == Vs) || ...);
 }
 
-// Calls f(block, items) (std::integral_constant) for a compiled pair; false if none.
+// Calls f(block, items) (std::integral_constant) for c, a compiled pair.
 template <class F, int... Bs, int... Ks>
-bool dispatch(Config c, F&& f, std::integer_sequence<int, Bs...>, std::integer_sequence<int, Ks...>) {
-  bool found = false;
-  auto per_block = [&](auto b) {
-    ((c.items == Ks ? (f(b, std::integral_constant<int, Ks>{}), found = true) : false), ...);
-  };
+void dispatch(Config c, F&& f, std::integer_sequence<int, Bs...>, std::integer_sequence<int, Ks...>) {
+  auto per_block = [&](auto b) { ((c.items == Ks ? (f(b, std::integral_constant<int, Ks>{}), true) : false), ...); };
   ((c.block == Bs ? (per_block(std::integral_constant<int, Bs>{}), true) : false), ...);
-  return found;
 }
 
 inline Config resolve(Config c, std::size_t n) { return c.block == 0 && c.items == 0 ? choose(n) : c; }
+inline bool compiled(Config c) { return one_of(c.block, BlockSizes{}) && one_of(c.items, ItemCounts{}); }
 
 }  // namespace detail
+
+// The tiles a call on n elements with Config c takes (at least one); 0 when c
+// (after the choice by n) is not a compiled pair.
+inline std::size_t tiles(std::size_t n, Config c = {}) {
+  c = detail::resolve(c, n);
+  if (!detail::compiled(c)) return 0;
+  const std::size_t tile = std::size_t(c.block) * c.items;
+  return n == 0 ? 1 : (n + tile - 1) / tile;
+}
 
 // Bytes of workspace a call on n elements with Config c needs (8 bytes a
 // tile and a little more; 32 bytes for a call of one tile).
 inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c = {}) {
-  c = detail::resolve(c, n);
-  if (!bytes || !detail::one_of(c.block, BlockSizes{}) || !detail::one_of(c.items, ItemCounts{}))
-    return cudaErrorInvalidValue;
-  const std::size_t tile = std::size_t(c.block) * c.items;
-  const std::size_t tiles = n == 0 ? 1 : (n + tile - 1) / tile;
-  *bytes = detail::layout(tiles).end * sizeof(detail::Word);
+  const std::size_t count = tiles(n, c);
+  if (!bytes || count == 0) return cudaErrorInvalidValue;
+  *bytes = detail::layout(count).end * sizeof(detail::Word);
   return cudaSuccess;
 }
 
@@ -405,20 +408,18 @@ cudaError_t inclusive_sum(const T* in, T* out, std::size_t n, void* workspace, s
   if (!in || !out) return cudaErrorInvalidValue;
   std::size_t need = 0;
   if (cudaError_t e = workspace_bytes(n, &need, c); e != cudaSuccess) return e;
-  c = detail::resolve(c, n);
-  const std::size_t tile = std::size_t(c.block) * c.items;
-  const std::size_t tiles = (n + tile - 1) / tile;
-  if (tiles > 1 && (!workspace || workspace_size < need || reinterpret_cast<std::uintptr_t>(workspace) % 8 != 0))
+  const std::size_t count = tiles(n, c);
+  if (count > 1 && (!workspace || workspace_size < need || reinterpret_cast<std::uintptr_t>(workspace) % 8 != 0))
     return cudaErrorInvalidValue;
-  if (tiles >= (std::size_t{1} << 31)) return cudaErrorInvalidValue;  // the counter's 32 bits
+  if (count >= (std::size_t{1} << 31)) return cudaErrorInvalidValue;  // the counter's 32 bits
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   auto* ws = static_cast<detail::Word*>(workspace);
   detail::dispatch(
-      c,
+      detail::resolve(c, n),
       [&](auto b, auto k) {
         constexpr int B = decltype(b)::value, K = decltype(k)::value;
         const auto kernel = vectors ? detail::scan_kernel<T, B, K, true> : detail::scan_kernel<T, B, K, false>;
-        kernel<<<static_cast<unsigned>(tiles), B, 0, stream>>>(in, out, n, tiles, ws);
+        kernel<<<static_cast<unsigned>(count), B, 0, stream>>>(in, out, n, count, ws);
       },
       BlockSizes{}, ItemCounts{});
   return cudaGetLastError();
