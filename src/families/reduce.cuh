@@ -56,13 +56,11 @@ Reference<Acc<In>> compute_reference(const In* x, std::size_t n) {
           if constexpr (std::is_integral_v<A>) w += static_cast<unsigned>(v);
         };
         if constexpr (std::is_same_v<In, __half>) {  // widened a block at a time (F16C where the CPU has it)
-          constexpr std::size_t kBlock = 1024;
-          float block[kBlock];
-          for (std::size_t i = b; i < e; i += kBlock) {
-            const std::size_t m = std::min(kBlock, e - i);
+          float block[kHalfBlock];
+          for_each_half_block(b, e, [&](std::size_t i, std::size_t m) {
             halves_to_floats(reinterpret_cast<const std::uint16_t*>(x + i), block, m);
             for (std::size_t j = 0; j < m; ++j) take(block[j]);
-          }
+          });
         } else {
           for (std::size_t i = b; i < e; ++i) take(to_acc<In>(x[i]));
         }

@@ -36,15 +36,13 @@ using HalfTypes = Types<__half, __nv_bfloat16>;
 template <class T>
 void host_add(const T* a, const T* b, T* out, std::size_t n) {
   if constexpr (std::is_same_v<T, __half>) {
-    constexpr std::size_t kBlock = 1024;
-    float x[kBlock], y[kBlock];
-    for (std::size_t i = 0; i < n; i += kBlock) {
-      const std::size_t m = std::min(kBlock, n - i);
+    float x[kHalfBlock], y[kHalfBlock];
+    for_each_half_block(0, n, [&](std::size_t i, std::size_t m) {
       halves_to_floats(reinterpret_cast<const std::uint16_t*>(a + i), x, m);
       halves_to_floats(reinterpret_cast<const std::uint16_t*>(b + i), y, m);
       for (std::size_t j = 0; j < m; ++j) x[j] += y[j];
       floats_to_halves(x, reinterpret_cast<std::uint16_t*>(out + i), m);
-    }
+    });
   } else if constexpr (std::is_same_v<T, __nv_bfloat16>) {
     for (std::size_t i = 0; i < n; ++i) out[i] = __float2bfloat16_rn(__bfloat162float(a[i]) + __bfloat162float(b[i]));
   } else {
@@ -60,10 +58,8 @@ std::string add_check(const T* a, const T* b, const T* out, std::size_t n) {
   parallel_chunks(
       n,
       [&](std::size_t lo, std::size_t hi, unsigned c) {
-        constexpr std::size_t kBlock = 1024;
-        T want[kBlock];
-        for (std::size_t i = lo; i < hi; i += kBlock) {
-          const std::size_t m = std::min(kBlock, hi - i);
+        T want[kHalfBlock];
+        for_each_half_block(lo, hi, [&](std::size_t i, std::size_t m) {
           host_add(a + i, b + i, want, m);
           for (std::size_t j = 0; j < m; ++j) {
             // Equal bits, else equal values (+0 and -0); NaN (an unwritten, poisoned element) fails.
@@ -71,7 +67,7 @@ std::string add_check(const T* a, const T* b, const T* out, std::size_t n) {
               if (bad[c]++ == 0) first[c] = i + j;
             }
           }
-        }
+        });
       },
       chunks);
   std::size_t total = 0, at = n;

@@ -124,13 +124,11 @@ const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   T* h = ds->host.data();
   parallel_chunks(n, [h, seed](std::size_t b, std::size_t e, unsigned) {
     if constexpr (std::is_same_v<T, __half>) {  // rounded a block at a time (F16C where the CPU has it)
-      constexpr std::size_t kBlock = 1024;
-      float block[kBlock];
-      for (std::size_t i = b; i < e; i += kBlock) {
-        const std::size_t m = std::min(kBlock, e - i);
+      float block[kHalfBlock];
+      for_each_half_block(b, e, [&](std::size_t i, std::size_t m) {
         for (std::size_t j = 0; j < m; ++j) block[j] = Element<float>::make(seed, i + j);
         floats_to_halves(block, reinterpret_cast<std::uint16_t*>(h + i), m);
-      }
+      });
     } else {
       for (std::size_t i = b; i < e; ++i) h[i] = Element<T>::make(seed, i);
     }
