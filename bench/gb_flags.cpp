@@ -59,7 +59,7 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
   // silently ignored (every benchmark runs one iteration).
   if (std::getenv("BENCHMARK_MIN_TIME") != nullptr)
     throw UsageError("BENCHMARK_MIN_TIME is set: not used: each benchmark is sampled until its median is within "
-                     "--precision=PCT (default 0.5), or for at most --max-time=SECONDS (default 0.05); unset it");
+                     "--precision=PCT (default 0.5), or for at most --max-time=SECONDS (default 0.03); unset it");
   // Google Benchmark keeps argv[0] as a pointer: the strings must outlive it.
   static std::vector<std::string> kept;
   kept = args;

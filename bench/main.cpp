@@ -52,9 +52,13 @@ Sampling (docs/precision.md): each benchmark is set up once, then timed one call
 at a time until the 95% interval of its median is within the precision; its
 time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
   --precision=PCT          the interval within +-PCT % of the median (default 0.5)
-  --max-time=SECONDS       at most this long sampling each benchmark (default 0.05)
+  --max-time=SECONDS       at most this long sampling each benchmark (default 0.03)
   --min-samples=N          at least N samples (default 16, at least 6)
   --max-samples=N          at most N samples (default 10000)
+  --placements=K           rotate each small benchmark's samples over up to K
+                           copies of its case (inputs, output, workspace), so
+                           where one allocation lands is sampled too (default
+                           8; 1: every sample on one copy)
   --keep-samples           also write every sample's time ("sample_times")
   --interleave             sample the selected benchmarks of one family, type
                            and N round-robin, one sample of each in turn, so
@@ -284,6 +288,7 @@ int run(int argc, char** argv) {
   benchmark::AddCustomContext("max_time_seconds", format_number(opt.sampling.max_time_seconds));
   benchmark::AddCustomContext("min_samples", std::to_string(opt.sampling.min_samples));
   benchmark::AddCustomContext("max_samples", std::to_string(opt.sampling.max_samples));
+  benchmark::AddCustomContext("placements", std::to_string(opt.sampling.placements));
   if (opt.interleave) benchmark::AddCustomContext("interleave", "true");
   if (opt.keep_samples) benchmark::AddCustomContext("keep_samples", "true");
   for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);

@@ -134,13 +134,18 @@ Options parse_options(const std::vector<std::string>& args) {
       o.sampling.min_samples = parse_count(value("--min-samples="), a);
     } else if (starts_with(a, "--max-samples=")) {
       o.sampling.max_samples = parse_count(value("--max-samples="), a);
+    } else if (starts_with(a, "--placements=")) {
+      const std::size_t k = parse_count(value("--placements="), a, /*allow_zero=*/true);
+      if (k < 1 || k > static_cast<std::size_t>(kMaxPlacements))
+        throw UsageError(a + ": from 1 (every sample on one copy of the case) to " + std::to_string(kMaxPlacements));
+      o.sampling.placements = static_cast<int>(k);
     } else if (a == "--keep-samples") {
       o.keep_samples = true;
     } else if (a == "--interleave") {
       o.interleave = true;
     } else if (a == "--benchmark_min_time" || starts_with(a, "--benchmark_min_time=")) {
       throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
-                           "(default 0.5), or for at most --max-time=SECONDS (default 0.05)");
+                           "(default 0.5), or for at most --max-time=SECONDS (default 0.03)");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");

@@ -8,6 +8,7 @@
 //     static Work work(std::size_t n);
 //     static constexpr std::size_t min_n;             // smallest meaningful N
 //     explicit V(std::size_t n);                      // allocate and fill, untimed
+//       (or V(std::size_t n, int placement): reads placed_dataset at it)
 //     void launch(cudaStream_t);                      // the timed work
 //     std::string verify(cudaStream_t);               // "" when right
 // declared with BENCH_DECLARE(Ceiling, V, F32, "name", "description", {}, {}).
@@ -15,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include "common/types.cuh"
 #include "families/contract.cuh"
@@ -28,11 +30,16 @@ using I32 = Types<int>;
 template <class V>
 class CeilingCase final : public Case {
  public:
-  explicit CeilingCase(const Point& p) : v_(p.n) {}
+  explicit CeilingCase(const Point& p) : v_(make(p)) {}
   void launch(cudaStream_t s) override { v_.launch(s); }
   std::string verify(cudaStream_t s) override { return v_.verify(s); }
 
  private:
+  // A ceiling that reads the shared dataset takes the point's placement too.
+  static V make(const Point& p) {
+    if constexpr (std::is_constructible_v<V, std::size_t, int>) return V(p.n, p.placement);
+    else return V(p.n);
+  }
   V v_;
 };
 

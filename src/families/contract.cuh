@@ -126,12 +126,14 @@ struct Args : Inputs<T, F::inputs> {
 };
 
 // The point's inputs: input i is the shared random dataset of seed i, starting
-// in_offset[i] elements into it (host or device copy).
+// in_offset[i] elements into it (the host copy, or the device copy at the
+// point's placement).
 template <class T, int K>
 Inputs<T, K> bind_inputs(const Point& p, bool host) {
   auto data = [&](int i) {
-    const auto& ds = random_dataset<T>(p.n + p.in_offset[i], static_cast<std::uint64_t>(i));
-    return (host ? ds.host.data() : ds.device.get()) + p.in_offset[i];
+    const std::size_t n = p.n + p.in_offset[i];
+    const auto seed = static_cast<std::uint64_t>(i);
+    return (host ? random_dataset<T>(n, seed).host.data() : placed_dataset<T>(n, seed, p.placement)) + p.in_offset[i];
   };
   Inputs<T, K> x;
   if constexpr (K == 1) {
@@ -244,8 +246,10 @@ class ArrayCase final : public VariantCase<F, T, V> {
       host_out_.resize(p.n + p.out_offset);
       this->args_.out = host_out_.data() + p.out_offset;
     } else {
-      out_ = DeviceBuffer<O>(p.n + p.out_offset);
-      this->args_.out = out_.get() + p.out_offset;
+      // Shared with the other members of an interleaved group at this placement
+      // (they write in turn on one stream): one output at 2^30, not one each.
+      out_ = shared_device_bytes((p.n + p.out_offset) * sizeof(O), p.placement);
+      this->args_.out = reinterpret_cast<O*>(out_->get()) + p.out_offset;
     }
     this->allocate_workspace();
   }
@@ -272,7 +276,7 @@ class ArrayCase final : public VariantCase<F, T, V> {
 
  private:
   std::vector<O> host_out_;
-  DeviceBuffer<O> out_;
+  std::shared_ptr<DeviceBuffer<unsigned char>> out_;
 };
 
 // ---- shapes -----------------------------------------------------------------------

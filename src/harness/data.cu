@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 
@@ -80,6 +81,13 @@ std::vector<std::size_t (*)()>& clearers() {
   return fns;
 }
 
+// The device copies at placements k > 0, by (n, seed, k).
+template <typename T>
+using Placements = std::map<std::tuple<std::size_t, std::uint64_t, int>, DeviceBuffer<T>>;
+
+template <typename T>
+Placements<T>& placements();
+
 template <typename T>
 std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>>& cache() {
   static std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>> c;
@@ -87,13 +95,29 @@ std::map<std::pair<std::size_t, std::uint64_t>, std::unique_ptr<Dataset<T>>>& ca
     clearers().push_back([] {
       std::size_t bytes = 0;
       for (const auto& entry : cache<T>()) bytes += entry.second->device.bytes();
+      for (const auto& entry : placements<T>()) bytes += entry.second.bytes();
       cache<T>().clear();
+      placements<T>().clear();
       return bytes;
     });
     return true;
   }();
   (void)once;
   return c;
+}
+
+template <typename T>
+Placements<T>& placements() {
+  static Placements<T> p;
+  return p;
+}
+
+template <typename T>
+void fill_device(T* out, std::size_t n, std::uint64_t seed, cudaStream_t stream) {
+  if (n == 0) return;
+  const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
+  fill_kernel<T><<<blocks, 256, 0, stream>>>(out, n, seed);
+  BENCH_CHECK_LAUNCH("fill_kernel");
 }
 
 }  // namespace
@@ -114,12 +138,7 @@ const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   // host generation, not after. No eviction here: a case may hold pointers into
   // other cached datasets; the runner frees the cache between attempts.
   ds->device = DeviceBuffer<T>(n);
-  if (n > 0) {
-    // The device copy is made by a kernel while the host's threads make theirs.
-    const unsigned blocks = static_cast<unsigned>(std::min<std::size_t>((n + 255) / 256, 4096));
-    fill_kernel<T><<<blocks, 256, 0, cudaStreamPerThread>>>(ds->device.get(), n, seed);
-    BENCH_CHECK_LAUNCH("fill_kernel");
-  }
+  fill_device(ds->device.get(), n, seed, cudaStreamPerThread);  // while the host's threads make theirs
   ds->host.resize(n);
   T* h = ds->host.data();
   parallel_chunks(n, [h, seed](std::size_t b, std::size_t e, unsigned) {
@@ -135,6 +154,19 @@ const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed) {
   });
   BENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
   return *(c[key] = std::move(ds));
+}
+
+template <typename T>
+const T* placed_dataset(std::size_t n, std::uint64_t seed, int placement) {
+  if (placement == 0) return random_dataset<T>(n, seed).device.get();
+  (void)cache<T>();  // registers the clearer, which frees the placements too
+  auto& p = placements<T>();
+  const auto key = std::make_tuple(n, seed, placement);
+  if (auto it = p.find(key); it != p.end()) return it->second.get();
+  DeviceBuffer<T> copy(n);
+  fill_device(copy.get(), n, seed, cudaStreamPerThread);
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(cudaStreamPerThread));
+  return (p[key] = std::move(copy)).get();
 }
 
 std::size_t clear_datasets() {
@@ -194,8 +226,12 @@ template float random_element<float>(std::uint64_t, std::size_t);
 template __half random_element<__half>(std::uint64_t, std::size_t);
 template __nv_bfloat16 random_element<__nv_bfloat16>(std::uint64_t, std::size_t);
 template const Dataset<int>& random_dataset<int>(std::size_t, std::uint64_t);
+template const int* placed_dataset<int>(std::size_t, std::uint64_t, int);
 template const Dataset<float>& random_dataset<float>(std::size_t, std::uint64_t);
+template const float* placed_dataset<float>(std::size_t, std::uint64_t, int);
 template const Dataset<__half>& random_dataset<__half>(std::size_t, std::uint64_t);
+template const __half* placed_dataset<__half>(std::size_t, std::uint64_t, int);
 template const Dataset<__nv_bfloat16>& random_dataset<__nv_bfloat16>(std::size_t, std::uint64_t);
+template const __nv_bfloat16* placed_dataset<__nv_bfloat16>(std::size_t, std::uint64_t, int);
 
 }  // namespace bench

@@ -64,6 +64,15 @@ T random_element(std::uint64_t seed, std::size_t index);
 template <typename T>
 const Dataset<T>& random_dataset(std::size_t n, std::uint64_t seed = 0);
 
+// The device values of random_dataset<T>(n, seed) at `placement`: 0 is the
+// dataset's own device array, k > 0 another allocation holding the same bits
+// (made by the same kernel on first use, cached with the datasets). The runner
+// rotates a small benchmark's samples over several placements, so where one
+// allocation happens to land is not fixed for a whole run (docs/precision.md,
+// "Placements").
+template <typename T>
+const T* placed_dataset(std::size_t n, std::uint64_t seed, int placement);
+
 // Frees every cached dataset (host and device); returns the device bytes freed.
 // Only where no case holds dataset pointers (the runner: between benchmarks).
 std::size_t clear_datasets();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <utility>
 
 #include "harness/device_memory.hpp"
@@ -36,5 +37,12 @@ class DeviceBuffer {
   T* ptr_ = nullptr;
   std::size_t count_ = 0;
 };
+
+// Device memory shared by every holder that asks for the same (bytes, slot)
+// while one of them lives; freed with the last. The outputs of an interleaved
+// group's members (harness/runner.hpp) come from here: they write their results
+// in turn on one stream, so a group at 2^30 holds one output, not one per
+// member. `slot` keeps apart what must not be shared (the runner's placements).
+std::shared_ptr<DeviceBuffer<unsigned char>> shared_device_bytes(std::size_t bytes, int slot);
 
 }  // namespace bench

@@ -3,6 +3,12 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "harness/device_buffer.hpp"
 
 namespace bench {
 
@@ -37,6 +43,19 @@ void* device_allocate(std::size_t bytes) {
   }
   cuda_check(status, "cudaMalloc", __FILE__, __LINE__);
   return p;
+}
+
+std::shared_ptr<DeviceBuffer<unsigned char>> shared_device_bytes(std::size_t bytes, int slot) {
+  static std::mutex mutex;
+  static std::map<std::pair<std::size_t, int>, std::weak_ptr<DeviceBuffer<unsigned char>>> live;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto& entry = live[{bytes, slot}];
+  if (auto held = entry.lock()) return held;
+  for (auto it = live.begin(); it != live.end();)  // forget what nobody holds any more
+    it = it->second.expired() && &it->second != &entry ? live.erase(it) : std::next(it);
+  auto made = std::make_shared<DeviceBuffer<unsigned char>>(bytes);  // OutOfMemory says how much
+  entry = made;
+  return made;
 }
 
 }  // namespace bench

@@ -51,6 +51,10 @@ struct Point {
   // elements past an aligned allocation (misaligned pointers).
   std::array<std::size_t, 2> in_offset{};
   std::size_t out_offset = 0;
+  // Not in names: which device copy of the inputs (harness/data.hpp's
+  // placed_dataset) and which of the shared outputs the case uses; the runner
+  // makes one case per placement and rotates its samples over them.
+  int placement = 0;
 };
 
 // What a declaration measures: a hand-written kernel, a library call, or the

@@ -56,7 +56,9 @@ nlohmann::ordered_json record_fields(const benchmark::BenchmarkReporter::Run& ru
   fields["ci_high"] = record->ci_high_seconds * unit;
   fields["stop_reason"] = to_string(record->stop);
   fields["setup_seconds"] = record->setup_seconds;
+  fields["verify_seconds"] = record->verify_seconds;
   fields["sampling_seconds"] = record->sampling_seconds;
+  fields["placements"] = record->placements;
   if (!record->interleave_group.empty()) fields["interleave_group"] = record->interleave_group;
   if (!record->sample_seconds.empty()) {
     nlohmann::ordered_json& times = fields["sample_times"] = nlohmann::ordered_json::array();

@@ -130,10 +130,13 @@ void Runner::sample_group(const std::vector<Member>& members, long long repetiti
 }
 
 Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long repetition, bool last_chance) {
-  std::vector<std::unique_ptr<Case>> cases(members.size());
+  // Each member's cases, one per placement (placements_for); its samples rotate over them.
+  std::vector<std::vector<std::unique_ptr<Case>>> cases(members.size());
   std::vector<std::unique_ptr<TimedLaunch>> timed(members.size());
   std::vector<std::size_t> live;  // members built, verified and warmed up
   std::vector<double> setup(members.size(), 0.0);
+  std::vector<int> placements_of(members.size(), 1);
+  std::vector<double> verify(members.size(), 0.0);  // of setup: the verification (reads back, checks on the host)
   using Clock = std::chrono::steady_clock;
   const auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
@@ -146,7 +149,8 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
     clocks_.cancel();
     const CudaState cuda = probe_cuda();
     if (cuda.sticky != cudaSuccess) {
-      for (auto& c : cases) (void)c.release();  // their destructors would free memory of a context that is gone
+      for (auto& placed : cases)  // their destructors would free memory of a context that is gone
+        for (auto& c : placed) (void)c.release();
       for (auto& t : timed) (void)t.release();
       const std::string message =
           std::string("sticky CUDA error (") + cudaGetErrorName(cuda.sticky) + "), the run stops: " + e.what();
@@ -159,7 +163,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
     if (memory == Memory::enough) {
       for (std::size_t i : who) {
         timed[i].reset();
-        cases[i].reset();
+        cases[i].clear();
         fail(members[i].name, e.what());
       }
       return Attempt::done;
@@ -184,25 +188,45 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
     if (failed_.count(m.name)) continue;
     const auto setup_start = Clock::now();
     try {
-      cases[i] = m.decl->make_case(m.point);
+      const int placements = profiling || m.decl->role == Role::cpu
+                                 ? 1
+                                 : placements_for(m.decl->work(m.point.n).bytes(), cache_ == CacheMode::hot,
+                                                  static_cast<double>(device_.l2_bytes), options_.sampling.placements);
+      for (int k = 0; k < placements; ++k) {
+        Point placed = m.point;
+        placed.placement = k;
+        cases[i].push_back(m.decl->make_case(placed));
+      }
       if (verified_.count(m.name) == 0) {
-        const std::string mismatch = cases[i]->verify(timer_.stream());
+        const auto verify_start = Clock::now();
+        std::string mismatch;
+        for (int k = 0; k < placements && mismatch.empty(); ++k) {
+          mismatch = cases[i][k]->verify(timer_.stream());
+          if (!mismatch.empty() && k > 0) mismatch = "placement " + std::to_string(k) + ": " + mismatch;
+        }
         if (!mismatch.empty()) {
-          cases[i].reset();
+          cases[i].clear();
           fail(m.name, "verification failed: " + mismatch);
           continue;
         }
         verified_.insert(m.name);
+        verify[i] = seconds_since(verify_start);
       }
+      placements_of[i] = placements;
       if (!profiling) {
-        Case* c = cases[i].get();
-        timed[i] = std::make_unique<TimedLaunch>(timer_, [c](cudaStream_t s) { c->launch(s); }, cache_, c->host_work());
+        std::vector<Case*> placed;
+        for (const auto& c : cases[i]) placed.push_back(c.get());
+        const bool host = placed.front()->host_work();
+        // One placement per sample in turn; every placement warmed up once (at least two launches).
+        timed[i] = std::make_unique<TimedLaunch>(
+            timer_, [placed, next = std::size_t{0}](cudaStream_t s) mutable { placed[next++ % placed.size()]->launch(s); },
+            cache_, host, std::max(2, placements));
       }
       live.push_back(i);
       setup[i] = seconds_since(setup_start);
     } catch (const Unsupported& e) {
       timed[i].reset();
-      cases[i].reset();
+      cases[i].clear();
       fail(m.name, std::string("unsupported: ") + e.what());
     } catch (const std::exception& e) {
       if (handle(e, {i}) == Attempt::retry) return Attempt::retry;
@@ -216,7 +240,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
   try {
     if (profiling) {  // the DRAM-byte audit: one profiled call each
       for (std::size_t i : live) {
-        Case* c = cases[i].get();
+        Case* c = cases[i].front().get();
         Result r;
         r.profiled = true;
         r.record.median_seconds = profile_one(timer_, members[i].name, [c](cudaStream_t s) { c->launch(s); });
@@ -242,6 +266,8 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
       r.record.ci_high_seconds = s.summary.ci_high;
       r.record.stop = s.stop;
       r.record.setup_seconds = setup[i];
+      r.record.placements = placements_of[i];
+      r.record.verify_seconds = verify[i];
       r.record.sampling_seconds = sampling_seconds;
       r.record.interleave_group = group;
       if (options_.keep_samples) r.record.sample_seconds = s.seconds;

@@ -121,10 +121,21 @@ std::string sampling_options_problem(const SamplingOptions& options) {
     return "--min-samples=" + std::to_string(options.min_samples) + ": at least " +
            std::to_string(kMinSamplesForInterval) + " (a 95% interval of the median needs " +
            std::to_string(kMinSamplesForInterval) + " samples)";
+  if (options.placements < 1 || options.placements > kMaxPlacements)
+    return "--placements=" + std::to_string(options.placements) + ": from 1 (every sample on one copy of the case) to " +
+           std::to_string(kMaxPlacements);
   if (options.max_samples < options.min_samples)
     return "--max-samples=" + std::to_string(options.max_samples) + ": below --min-samples=" +
            std::to_string(options.min_samples);
   return "";
+}
+
+int placements_for(double footprint_bytes, bool hot, double l2_bytes, int asked) {
+  const int wanted = std::clamp(asked, 1, kMaxPlacements);
+  const double budget = hot ? l2_bytes / 2 : kPlacementBudgetBytes;
+  if (!(footprint_bytes > 0)) return wanted;
+  const double fit = std::floor(budget / footprint_bytes);
+  return fit < 1 ? 1 : static_cast<int>(std::min<double>(wanted, fit));
 }
 
 }  // namespace bench

@@ -48,10 +48,24 @@ double median_of_sorted(const std::vector<double>& sorted);
 // --min-samples, --max-samples.
 struct SamplingOptions {
   double precision = 0.005;     // the interval within ±0.5% of the median
-  double max_time_seconds = 0.05;  // per benchmark (an interleaved group: times its members)
+  double max_time_seconds = 0.03;  // per benchmark (an interleaved group: times its members)
   std::size_t min_samples = 16;
   std::size_t max_samples = 10000;
+  int placements = 8;  // --placements: at most this many (placements_for)
 };
+
+// Placements (docs/precision.md, "Placements"): a benchmark's samples rotate
+// over this many copies of its case, each with its own device copy of the
+// inputs, output and workspace, so that where one allocation lands (which
+// moves a few-microsecond kernel by up to a fifth from one process to the
+// next) is sampled too, not fixed for the whole run. `asked` (--placements) at
+// most, and only as many as keep every copy's bytes together within
+// kPlacementBudgetBytes (cold), or within half the L2 (hot: every copy must
+// stay in L2 for its samples to be hot); at least 1. `footprint_bytes`: one
+// copy's inputs and outputs.
+constexpr int kMaxPlacements = 64;
+constexpr double kPlacementBudgetBytes = 256.0 * 1024 * 1024;
+int placements_for(double footprint_bytes, bool hot, double l2_bytes, int asked);
 
 // Why sampling ended (none: it goes on).
 enum class SampleStop { none, precision, time, samples };
@@ -82,7 +96,8 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
 double target_half_width(const Summary& s, double precision);
 
 // Why these options are unusable ("" when fine): min_samples below
-// kMinSamplesForInterval, max_samples below min_samples.
+// kMinSamplesForInterval, max_samples below min_samples, placements outside
+// 1 ... kMaxPlacements.
 std::string sampling_options_problem(const SamplingOptions& options);
 
 }  // namespace bench

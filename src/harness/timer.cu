@@ -263,7 +263,10 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
   if (launches.empty()) return out;
   const auto start = Clock::now();
   std::size_t n = 0;
-  std::size_t rounds = options.min_samples;
+  // The first batch is the fewest samples an interval needs, not min_samples:
+  // the time cap binds from there, so a slow call (a CPU reference at 2^28,
+  // a quarter of a second each) costs 6 samples, not 16.
+  std::size_t rounds = kMinSamplesForInterval;
   SampleStop stop = SampleStop::none;
   while (stop == SampleStop::none) {
     const auto batch_start = Clock::now();

@@ -91,13 +91,16 @@ std::string refusal(std::vector<std::string> args) {
 TEST(DriverOptions, SamplingOptions) {
   const Options d = parse({});
   EXPECT_DOUBLE_EQ(d.sampling.precision, 0.005);
-  EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.05);
+  EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.03);
   EXPECT_EQ(d.sampling.min_samples, 16u);
   EXPECT_EQ(d.sampling.max_samples, 10000u);
+  EXPECT_EQ(d.sampling.placements, 8);
   EXPECT_FALSE(d.keep_samples);
   EXPECT_FALSE(d.interleave);
   const Options o = parse({"--precision=1.5", "--max-time=2", "--min-samples=6", "--max-samples=64", "--keep-samples",
-                           "--interleave"});
+                           "--interleave", "--placements=1"});
+  EXPECT_EQ(o.sampling.placements, 1);
+  EXPECT_EQ(parse({"--placements=64"}).sampling.placements, 64);
   EXPECT_DOUBLE_EQ(o.sampling.precision, 0.015);
   EXPECT_DOUBLE_EQ(o.sampling.max_time_seconds, 2);
   EXPECT_EQ(o.sampling.min_samples, 6u);
@@ -120,6 +123,10 @@ TEST(DriverOptions, BadSamplingValuesAreRefusedNamingTheOption) {
   EXPECT_EQ(refusal({"--min-samples=5"}), "--min-samples=5: at least 6 (a 95% interval of the median needs 6 samples)");
   EXPECT_EQ(refusal({"--max-samples=10"}), "--max-samples=10: below --min-samples=16");
   EXPECT_EQ(refusal({"--precision=99.9"}), "");
+  for (const char* bad : {"0", "65", "1000", "-1", "two", ""})
+    EXPECT_EQ(refusal({std::string("--placements=") + bad}).rfind(std::string("--placements=") + bad + ": ", 0), 0u)
+        << bad;
+  EXPECT_EQ(refusal({"--placements=65"}), "--placements=65: from 1 (every sample on one copy of the case) to 64");
 }
 
 TEST(DriverOptions, MinTimeIsRefusedNamingMaxTimeAndPrecision) {

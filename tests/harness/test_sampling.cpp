@@ -121,7 +121,7 @@ TEST(Sampling, TiesAndReadingSteps) {
 }
 
 TEST(Sampling, StoppingRule) {
-  SamplingOptions o;  // 0.5%, 0.05 s, 16 .. 10000
+  SamplingOptions o;  // 0.5%, 0.03 s, 16 .. 10000
   o.max_time_seconds = 0.5;
   EXPECT_EQ(stop_reason(15, true, 0.0, 1, o), SampleStop::none) << "never below min_samples";
   EXPECT_EQ(stop_reason(5, false, 9.0, 1, o), SampleStop::none) << "no interval below 6 samples";
@@ -163,6 +163,29 @@ TEST(Sampling, OptionProblems) {
   o.min_samples = 100;
   o.max_samples = 50;
   EXPECT_NE(sampling_options_problem(o).find("--max-samples=50: below --min-samples=100"), std::string::npos);
+  o = SamplingOptions{};
+  o.placements = 0;
+  EXPECT_NE(sampling_options_problem(o).find("--placements=0: from 1"), std::string::npos);
+  o.placements = kMaxPlacements + 1;
+  EXPECT_NE(sampling_options_problem(o).find("to 64"), std::string::npos);
+}
+
+TEST(Sampling, PlacementsFitTheBudget) {
+  constexpr double MiB = 1024.0 * 1024;
+  const double l2 = 50 * MiB;
+  // Cold: as many as asked while every copy fits 256 MiB together.
+  EXPECT_EQ(placements_for(4 * 1024, false, l2, 8), 8) << "a 2^10 reduction: asked";
+  EXPECT_EQ(placements_for(64 * MiB, false, l2, 8), 4) << "a 2^24 reduction: 4 x 64 MiB";
+  EXPECT_EQ(placements_for(100 * MiB, false, l2, 8), 2);
+  EXPECT_EQ(placements_for(200 * MiB, false, l2, 8), 1);
+  EXPECT_EQ(placements_for(4.0 * 1024 * MiB, false, l2, 8), 1) << "2^30: one, whatever is asked";
+  EXPECT_EQ(placements_for(1 * MiB, false, l2, 64), 64);
+  EXPECT_EQ(placements_for(1 * MiB, false, l2, 1), 1) << "--placements=1 turns it off";
+  // Hot: every copy must stay in L2 (half of it, room for the rest).
+  EXPECT_EQ(placements_for(4 * MiB, true, l2, 8), 6);
+  EXPECT_EQ(placements_for(16 * MiB, true, l2, 8), 1);
+  EXPECT_EQ(placements_for(40 * MiB, true, l2, 8), 1);
+  EXPECT_EQ(placements_for(0, false, l2, 8), 8) << "no bytes stated: as asked";
 }
 
 }  // namespace

@@ -352,16 +352,73 @@ Declaration alternating() {
   });
 }
 
-// A tiny --max-time stops the alternating case on time, after exactly the minimum.
+// A tiny --max-time stops the alternating case on time, after the 6 samples an
+// interval needs (not --min-samples: a slow call must not cost 16).
 TEST_F(Timer, TinyMaxTimeStopsOnTime) {
   RunnerOptions options;
   options.sampling.max_time_seconds = 1e-6;
   Runner runner(*query_device(nullptr), CacheMode::hot, options);
   const auto j = run_through_benchmark({alternating()}, runner);
   const auto& b = j["benchmarks"][0];
-  expect_sampled(b, options.sampling.min_samples);
+  expect_sampled(b, kMinSamplesForInterval);
   EXPECT_EQ(b["stop_reason"], "time") << b.dump();
-  EXPECT_EQ(b["samples"], options.sampling.min_samples);
+  EXPECT_EQ(b["samples"], kMinSamplesForInterval);
+}
+
+// Placements: one case per placement (each point says which), verified each,
+// and the samples rotate over them in turn; the JSON says how many. Hot mode
+// keeps every copy within half the L2, and --placements=1 turns it off.
+TEST_F(Timer, SamplesRotateOverPlacements) {
+  struct Log {
+    std::vector<int> made, verified, launched;
+  };
+  auto log = std::make_shared<Log>();
+  class PlacedCase : public Case {
+   public:
+    PlacedCase(std::shared_ptr<Log> log, int placement) : log_(std::move(log)), placement_(placement) {}
+    void launch(cudaStream_t s) override {
+      log_->launched.push_back(placement_);
+      launch_spin(s, 2'000);
+    }
+    std::string verify(cudaStream_t) override {
+      log_->verified.push_back(placement_);
+      return "";
+    }
+
+   private:
+    std::shared_ptr<Log> log_;
+    int placement_;
+  };
+  const Declaration decl = scripted("placed", [log](const Point& p) {
+    log->made.push_back(p.placement);
+    return std::make_unique<PlacedCase>(log, p.placement);
+  });
+  RunnerOptions options;
+  options.sampling.placements = 4;  // 4 MB a copy at 2^20: all four fit
+  Runner runner(*query_device(nullptr), CacheMode::cold, options);
+  const auto j = run_through_benchmark({decl}, runner);
+  const auto& b = j["benchmarks"][0];
+  expect_sampled(b, options.sampling.min_samples);
+  EXPECT_EQ(b["placements"], 4) << b.dump();
+  EXPECT_EQ(log->made, (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(log->verified, (std::vector<int>{0, 1, 2, 3}));
+  const std::size_t samples = b["samples"].get<std::size_t>();
+  ASSERT_GE(log->launched.size(), samples + 4) << "a warm-up launch of each, then the samples";
+  for (std::size_t k = 0; k < log->launched.size(); ++k) ASSERT_EQ(log->launched[k], static_cast<int>(k % 4)) << k;
+
+  for (const auto& [cache, asked] : {std::pair{CacheMode::hot, 8}, std::pair{CacheMode::cold, 1}}) {
+    *log = Log{};
+    RunnerOptions one;
+    one.sampling.placements = asked;
+    Runner other(*query_device(nullptr), cache, one);
+    const auto k = run_through_benchmark({decl}, other);
+    const auto& c = k["benchmarks"][0];
+    expect_sampled(c, one.sampling.min_samples);
+    // Hot: 8 copies of 4 MB would not stay within half of an L2 of 50 MB (H100, H200): 6 at most.
+    const int expected = cache == CacheMode::hot ? std::min(8, static_cast<int>(query_device(nullptr)->l2_bytes / 2 / (4 << 20))) : 1;
+    EXPECT_EQ(c["placements"], std::max(expected, 1)) << c.dump();
+    EXPECT_EQ(log->made.size(), static_cast<std::size_t>(std::max(expected, 1)));
+  }
 }
 
 // The sample cap: with max_samples = min_samples, the same case stops on samples.

@@ -69,8 +69,8 @@ std::size_t vectors_of(std::size_t n) { return n / 4; }
 struct ReadVec16 : KernelVariant {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 0, static_cast<double>(n)}; }
-  explicit ReadVec16(std::size_t n)
-      : n_(n), in_(random_dataset<float>(n).device.get()), partials_(stream_grid(vectors_of(n))) {}
+  ReadVec16(std::size_t n, int placement)
+      : n_(n), in_(placed_dataset<float>(n, 0, placement)), partials_(stream_grid(vectors_of(n))) {}
   void launch(cudaStream_t s) {
     const unsigned grid = stream_grid(vectors_of(n_));
     read_kernel<<<grid, kBlock, 0, s>>>(reinterpret_cast<const float4*>(in_), vectors_of(n_), partials_.get());
@@ -129,7 +129,7 @@ template <bool Memcpy>
 struct Copy : std::conditional_t<Memcpy, LibraryVariant, KernelVariant> {
   static constexpr std::size_t min_n = 1 << 12;
   static Work work(std::size_t n) { return Work{4.0 * n, 4.0 * n, 0}; }
-  explicit Copy(std::size_t n) : n_(n), in_(random_dataset<float>(n).device.get()), out_(n) {}
+  Copy(std::size_t n, int placement) : n_(n), in_(placed_dataset<float>(n, 0, placement)), out_(n) {}
   const float* in() const { return in_; }
   void launch(cudaStream_t s) {
     if constexpr (Memcpy) {

@@ -2,8 +2,14 @@
 // as a user calls it, (in, out, n, workspace, stream); nothing else is enqueued.
 //   floor_scan        Config{}: block/items chosen by n (the API's own choice)
 //   floor_scan_fixed  one compiled block x items pair per benchmark (the sweep)
+// and its bound without the look-back, as a ceiling:
+//   ceiling/i32/scan_tiles  floor_scan::tiles_only (its data path alone)
+#include <atomic>
+
 #include "common/axes.hpp"
+#include "families/ceiling.cuh"
 #include "families/scan.cuh"
+#include "harness/parallel.hpp"
 #include "kernels/scan/floor_scan.cuh"
 
 namespace bench::scan {
@@ -36,6 +42,69 @@ struct FloorScan : KernelVariant {
 struct FloorScanFixed : FloorScan {};
 
 }  // namespace
+}  // namespace bench::scan
+
+namespace bench::ceiling {
+namespace {
+
+// floor_scan's launch at n (the shape chosen by n) without the look-back: the
+// bytes it must move, through its own tiles, tickets and data path. Its time
+// over copy_memcpy's is what floor_scan could reach; floor_scan's over it is
+// what the look-back costs.
+struct ScanTiles : KernelVariant {
+  static constexpr std::size_t min_n = 1 << 12;
+  static Work work(std::size_t n) { return Work{4.0 * n, 4.0 * n, static_cast<double>(n)}; }
+  ScanTiles(std::size_t n, int placement) : n_(n), in_(placed_dataset<int>(n, 0, placement)), out_(n) {
+    std::size_t bytes = 0;
+    BENCH_CUDA_CHECK(floor_scan::workspace_bytes(n, &bytes));
+    workspace_ = DeviceBuffer<unsigned char>(bytes);
+    BENCH_CUDA_CHECK(cudaMemset(workspace_.get(), 0, bytes));
+  }
+  void launch(cudaStream_t s) {
+    BENCH_CUDA_CHECK(floor_scan::tiles_only(in_, out_.get(), n_, workspace_.get(), workspace_.bytes(), s));
+  }
+  // Every tile's own inclusive scan (int32 wraps), checked whole.
+  std::string verify(cudaStream_t s) {
+    BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, out_.bytes(), s));
+    launch(s);
+    const int* got = read_back(out_.get(), n_, s);
+    const int* x = random_dataset<int>(n_).host.data();
+    const floor_scan::Config c = floor_scan::choose(n_);
+    const std::size_t tile = std::size_t(c.block) * c.items, tiles = (n_ + tile - 1) / tile;
+    std::atomic<std::size_t> first_bad{n_};
+    parallel_chunks(tiles, [&](std::size_t lo, std::size_t hi, unsigned) {
+      for (std::size_t t = lo; t < hi; ++t) {
+        unsigned sum = 0;
+        for (std::size_t i = t * tile; i < std::min(n_, (t + 1) * tile); ++i) {
+          sum += static_cast<unsigned>(x[i]);
+          if (static_cast<unsigned>(got[i]) != sum) {
+            std::size_t seen = first_bad.load();
+            while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
+            }
+            break;
+          }
+        }
+      }
+    });
+    const std::size_t bad = first_bad.load();
+    return bad == n_ ? "" : "element " + std::to_string(bad) + " is not its tile's inclusive scan";
+  }
+  std::size_t n_;
+  const int* in_;
+  DeviceBuffer<int> out_;
+  DeviceBuffer<unsigned char> workspace_;
+};
+
+}  // namespace
+
+BENCH_DECLARE(Ceiling, ScanTiles, I32, "scan_tiles",
+              "ceiling: floor_scan's launch without its look-back (each tile scanned alone): the scan's data path "
+              "and tile order moving the bytes",
+              {}, {});
+
+}  // namespace bench::ceiling
+
+namespace bench::scan {
 
 BENCH_DECLARE(Scan, FloorScan, ScanTypes, "floor_scan",
               "one-launch scan: one block per tile, warp-contiguous 16-byte loads and stores, register scan, "

@@ -238,8 +238,8 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
 }
 
 // One tile of the scan: loaded, scanned in registers, its prefix found
-// (tiles > 1), stored.
-template <class T, int Block, int Items, bool Vectors>
+// (tiles > 1; LookBack false: the bound without it, tiles_only), stored.
+template <class T, int Block, int Items, bool Vectors, bool LookBack>
 __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
                           std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared) {
   constexpr int kRows = Items / 4, kWarps = Block / 32;
@@ -288,7 +288,7 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
   }
 
   T prefix = T(0);
-  if (tiles > 1) {
+  if (LookBack && tiles > 1) {
     const Layout l = layout(tiles);
     if (threadIdx.x == 0) publish(ws + l.a + tile, pack(aggregate, tag));
     if (warp == 0) {
@@ -315,7 +315,7 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
 // (A persistent grid that took its next ticket while working on a tile was
 // 1.8x slower at 512 x 32, 2^28, on the H100: a ticket taken but not yet
 // started holds up the tiles after it.)
-template <class T, int Block, int Items, bool Vectors>
+template <class T, int Block, int Items, bool Vectors, bool LookBack = true>
 __global__ void __launch_bounds__(Block) scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n,
                                                      std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
@@ -323,7 +323,7 @@ __global__ void __launch_bounds__(Block) scan_kernel(const T* __restrict__ in, T
   __shared__ Word ticket;  // the counter's old value: tile (low 32 bits), epoch (high)
   __shared__ int last_block;
   if (tiles == 1) {
-    scan_tile<T, Block, Items, Vectors>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared);
+    scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared);
     return;
   }
   if (threadIdx.x == 0) {
@@ -337,7 +337,7 @@ __global__ void __launch_bounds__(Block) scan_kernel(const T* __restrict__ in, T
   __syncthreads();
   const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
   const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
-  scan_tile<T, Block, Items, Vectors>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared);
+  scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared);
 
   // The last tag's call: the last block to finish zeroes every word used.
   if (tag == kLastTag) {
@@ -396,12 +396,11 @@ inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c =
   return cudaSuccess;
 }
 
-// out[i] = in[0] + ... + in[i] for i < n, enqueued on `stream`. in and out
-// may have any alignment (16-byte aligned both: vector loads and stores) but
-// must not overlap. Integers wrap (two's complement).
-template <class T>
-cudaError_t inclusive_sum(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
-                          cudaStream_t stream = nullptr, Config c = {}) {
+namespace detail {
+
+template <bool LookBack, class T>
+cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
+                    cudaStream_t stream, Config c) {
   static_assert((std::is_same_v<T, int> || std::is_same_v<T, unsigned> || std::is_same_v<T, float>),
                 "floor_scan scans 4-byte int, unsigned or float");
   if (n == 0) return cudaSuccess;
@@ -418,11 +417,34 @@ cudaError_t inclusive_sum(const T* in, T* out, std::size_t n, void* workspace, s
       detail::resolve(c, n),
       [&](auto b, auto k) {
         constexpr int B = decltype(b)::value, K = decltype(k)::value;
-        const auto kernel = vectors ? detail::scan_kernel<T, B, K, true> : detail::scan_kernel<T, B, K, false>;
+        const auto kernel =
+            vectors ? detail::scan_kernel<T, B, K, true, LookBack> : detail::scan_kernel<T, B, K, false, LookBack>;
         kernel<<<static_cast<unsigned>(count), B, 0, stream>>>(in, out, n, count, ws);
       },
       BlockSizes{}, ItemCounts{});
   return cudaGetLastError();
+}
+
+}  // namespace detail
+
+// out[i] = in[0] + ... + in[i] for i < n, enqueued on `stream`. in and out
+// may have any alignment (16-byte aligned both: vector loads and stores) but
+// must not overlap. Integers wrap (two's complement).
+template <class T>
+cudaError_t inclusive_sum(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
+                          cudaStream_t stream = nullptr, Config c = {}) {
+  return detail::enqueue<true>(in, out, n, workspace, workspace_size, stream, c);
+}
+
+// The bound of inclusive_sum without its look-back: the same launch, tile
+// order, tickets, loads, register scan and stores, but every tile's prefix is
+// 0, so out is each tile's own inclusive scan (tile = block x items of c after
+// the choice by n). Not a prefix sum: what the scan's data path alone costs
+// (the ceiling scan_tiles measures it beside copy_memcpy).
+template <class T>
+cudaError_t tiles_only(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
+                       cudaStream_t stream = nullptr, Config c = {}) {
+  return detail::enqueue<false>(in, out, n, workspace, workspace_size, stream, c);
 }
 
 }  // namespace bench::floor_scan
