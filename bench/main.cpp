@@ -56,9 +56,9 @@ time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
   --min-samples=N          at least N samples (default 16, at least 6)
   --max-samples=N          at most N samples (default 10000)
   --placements=K           rotate each small benchmark's samples over up to K
-                           copies of its case (inputs, output, workspace), so
-                           where one allocation lands is sampled too (default
-                           8; 1: every sample on one copy)
+                           copies of its case (inputs, output, workspace);
+                           default 1 (measured: it does not make runs agree
+                           better, docs/precision.md "Placements")
   --keep-samples           also write every sample's time ("sample_times")
   --interleave             sample the selected benchmarks of one family, type
                            and N round-robin, one sample of each in turn, so

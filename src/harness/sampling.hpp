@@ -51,7 +51,7 @@ struct SamplingOptions {
   double max_time_seconds = 0.03;  // per benchmark (an interleaved group: times its members)
   std::size_t min_samples = 16;
   std::size_t max_samples = 10000;
-  int placements = 8;  // --placements: at most this many (placements_for)
+  int placements = 1;  // --placements: at most this many (placements_for); 1: off
 };
 
 // Placements (docs/precision.md, "Placements"): a benchmark's samples rotate

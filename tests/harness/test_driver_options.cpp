@@ -94,7 +94,7 @@ TEST(DriverOptions, SamplingOptions) {
   EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.03);
   EXPECT_EQ(d.sampling.min_samples, 16u);
   EXPECT_EQ(d.sampling.max_samples, 10000u);
-  EXPECT_EQ(d.sampling.placements, 8);
+  EXPECT_EQ(d.sampling.placements, 1);
   EXPECT_FALSE(d.keep_samples);
   EXPECT_FALSE(d.interleave);
   const Options o = parse({"--precision=1.5", "--max-time=2", "--min-samples=6", "--max-samples=64", "--keep-samples",
