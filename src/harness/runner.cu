@@ -135,7 +135,6 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
   std::vector<std::unique_ptr<TimedLaunch>> timed(members.size());
   std::vector<std::size_t> live;  // members built, verified and warmed up
   std::vector<double> setup(members.size(), 0.0);
-  std::vector<int> placements_of(members.size(), 1);
   std::vector<double> verify(members.size(), 0.0);  // of setup: the verification (reads back, checks on the host)
   using Clock = std::chrono::steady_clock;
   const auto seconds_since = [](Clock::time_point t) {
@@ -212,7 +211,6 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
         verified_.insert(m.name);
         verify[i] = seconds_since(verify_start);
       }
-      placements_of[i] = placements;
       if (!profiling) {
         std::vector<Case*> placed;
         for (const auto& c : cases[i]) placed.push_back(c.get());
@@ -266,7 +264,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
       r.record.ci_high_seconds = s.summary.ci_high;
       r.record.stop = s.stop;
       r.record.setup_seconds = setup[i];
-      r.record.placements = placements_of[i];
+      r.record.placements = static_cast<int>(cases[i].size());
       r.record.verify_seconds = verify[i];
       r.record.sampling_seconds = sampling_seconds;
       r.record.interleave_group = group;

@@ -70,7 +70,7 @@ struct ScanTiles : KernelVariant {
     const int* got = read_back(out_.get(), n_, s);
     const int* x = random_dataset<int>(n_).host.data();
     const floor_scan::Config c = floor_scan::choose(n_);
-    const std::size_t tile = std::size_t(c.block) * c.items, tiles = (n_ + tile - 1) / tile;
+    const std::size_t tile = std::size_t(c.block) * c.items, tiles = floor_scan::tiles(n_);
     std::atomic<std::size_t> first_bad{n_};
     parallel_chunks(tiles, [&](std::size_t lo, std::size_t hi, unsigned) {
       for (std::size_t t = lo; t < hi; ++t) {
