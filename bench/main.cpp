@@ -48,6 +48,11 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
                            graph: per-launch time from replays of K launches
                            captured in a CUDA graph (docs/timing.md); host-side
                            cases are refused
+  --launch=graph|stream    events timing: graph (default) launches each call as
+                           a one-call CUDA graph captured once (its commands
+                           already on the device: processes agree better);
+                           stream: the call's own launches each time. Host work,
+                           uncapturable calls and --placements>1 use the stream
 Sampling (docs/precision.md): each benchmark is set up once, then timed one call
 at a time until the 95% interval of its median is within the precision; its
 time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
@@ -270,6 +275,7 @@ int run(int argc, char** argv) {
   }
   bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
   bench::set_timing_mode(opt.timing);
+  bench::set_launch_mode(opt.launch);
   runner = std::make_unique<bench::Runner>(*device, opt.cache, bench::RunnerOptions{opt.sampling, opt.keep_samples});
   if (opt.interleave) {
     std::vector<bench::Selected> selected;
@@ -283,6 +289,7 @@ int run(int argc, char** argv) {
   benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
   benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
   benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
+  if (opt.timing == bench::TimingMode::events) benchmark::AddCustomContext("launch_mode", bench::to_string(opt.launch));
   benchmark::AddCustomContext("harness", "cuda_bench");
   benchmark::AddCustomContext("precision_percent", format_number(opt.sampling.precision * 100));
   benchmark::AddCustomContext("max_time_seconds", format_number(opt.sampling.max_time_seconds));

@@ -124,6 +124,11 @@ Options parse_options(const std::vector<std::string>& args) {
       if (v == "events") o.timing = TimingMode::events;
       else if (v == "graph") o.timing = TimingMode::graph;
       else throw UsageError("--timing=" + v + ": expected 'events' or 'graph'");
+    } else if (starts_with(a, "--launch=")) {
+      const std::string v = value("--launch=");
+      if (v == "graph") o.launch = LaunchMode::graph;
+      else if (v == "stream") o.launch = LaunchMode::stream;
+      else throw UsageError("--launch=" + v + ": expected 'graph' or 'stream'");
     } else if (a == "--profile-one") {
       o.profile_one = true;
     } else if (starts_with(a, "--precision=")) {
@@ -163,6 +168,8 @@ Options parse_options(const std::vector<std::string>& args) {
     }
   }
   if (const std::string problem = sampling_options_problem(o.sampling); !problem.empty()) throw UsageError(problem);
+  if (o.timing == TimingMode::graph && o.launch == LaunchMode::stream)
+    throw UsageError("--launch=stream: applies to --timing=events; --timing=graph replays captured graphs");
   return o;
 }
 

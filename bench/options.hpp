@@ -37,6 +37,7 @@ struct Options {
   bool sizes_listed = false;  // ... as N1,N2,... (each must match something)
   CacheMode cache = CacheMode::cold;
   TimingMode timing = TimingMode::events;
+  LaunchMode launch = LaunchMode::graph;  // --launch: how events mode puts each timed call on the stream
   bool profile_one = false;  // --profile-one: the DRAM-byte audit's single profiled calls
   SamplingOptions sampling;  // --precision (percent on the command line), --max-time, --min/max-samples
   bool keep_samples = false;  // --keep-samples: every sample's time in the JSON

@@ -14,6 +14,10 @@
 //     template <class T> static std::string check(const Ref&, const Out<T>& got, std::size_t n);
 //   array shape:
 //     template <class T> static std::string check(const Inputs<T, inputs>& host, const Out<T>* got, std::size_t n);
+//     optionally, for outputs checked on the device (no read-back):
+//     template <class T> static constexpr bool device_checked = ...;
+//     template <class T> static std::string device_check(const Inputs<T, inputs>& device, const Out<T>* got,
+//                                                        std::size_t n, cudaStream_t stream);
 //   optionally static constexpr std::size_t max_n (sizes registered up to it).
 // check returns "" when right, else what was expected and what came back. The
 // generic case does everything else: the shared random inputs (input i from
@@ -269,6 +273,8 @@ class ArrayCase final : public VariantCase<F, T, V> {
       BENCH_CUDA_CHECK(cudaMemsetAsync(out, poison, bytes, stream));
       this->launch(stream);
       BENCH_CHECK_LAUNCH("variant");
+      if constexpr (F::template device_checked<T>)
+        return F::template device_check<T>(bind_inputs<T, F::inputs>(this->point_, false), out, n, stream);
       got = read_back(out, n, stream);
     }
     return F::template check<T>(bind_inputs<T, F::inputs>(this->point_, true), got, n);
@@ -295,6 +301,11 @@ struct Shape {
   static constexpr std::size_t min_n_of() {
     return 1;
   }
+  // Array shape: whether outputs of element type T are checked on the device,
+  // by F::device_check<T>(device inputs, device output, n, stream), instead of
+  // read back and checked on the host by F::check. Host variants always take check.
+  template <class T>
+  static constexpr bool device_checked = false;
 };
 template <class F> using ScalarFamily = Shape<F, ScalarCase, false>;
 template <class F> using ArrayFamily = Shape<F, ArrayCase, true>;

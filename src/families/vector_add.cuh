@@ -12,7 +12,9 @@
 // bfloat16 is exact after one rounding (float's 24 bits are at least twice the
 // type's 11 or 8 plus 2: the sum rounded to float, then to the type, is the
 // exact sum rounded once; the tests compare it with the double path), with the
-// CPU's F16C conversions for half (harness/half_host.hpp).
+// CPU's F16C conversions for half (harness/half_host.hpp). GPU variants are
+// checked on the device by the same rule (wrong_sums, harness/device_check.hpp:
+// float add, one rounding to the type), the CPU variant on the host.
 #pragma once
 
 #include <algorithm>
@@ -24,6 +26,7 @@
 
 #include "common/types.cuh"
 #include "families/contract.cuh"
+#include "harness/device_check.hpp"
 #include "harness/half_host.hpp"
 #include "harness/parallel.hpp"
 
@@ -98,6 +101,28 @@ struct VectorAdd : ArrayFamily<VectorAdd> {
   template <class T>
   static std::string check(const Inputs<T, 2>& x, const T* got, std::size_t n) {
     return add_check(x.a, x.b, got, n);
+  }
+  // The GPU variants' outputs are checked on the device, by the same rule
+  // (harness/device_check.hpp's wrong_sums), with no read-back; the message is
+  // the host check's, from the first wrong element read back alone.
+  template <class T>
+  static constexpr bool device_checked = true;
+  template <class T>
+  static std::string device_check(const Inputs<T, 2>& x, const T* got, std::size_t n, cudaStream_t stream) {
+    const WrongElements wrong = wrong_sums(x.a, x.b, got, n, stream);
+    if (wrong.count == 0) return "";
+    const std::size_t i = wrong.first;
+    T a{}, b{}, out{}, want{};
+    BENCH_CUDA_CHECK(cudaMemcpy(&a, x.a + i, sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA_CHECK(cudaMemcpy(&b, x.b + i, sizeof(T), cudaMemcpyDeviceToHost));
+    BENCH_CUDA_CHECK(cudaMemcpy(&out, got + i, sizeof(T), cudaMemcpyDeviceToHost));
+    host_add(&a, &b, &want, 1);
+    char msg[260];
+    std::snprintf(msg, sizeof msg,
+                  "%zu of %zu elements wrong; first at index %zu: %.9g + %.9g expected %.9g, got %.9g (checked on the "
+                  "device)",
+                  wrong.count, n, i, widen(a), widen(b), widen(want), widen(out));
+    return msg;
   }
 };
 

@@ -59,6 +59,7 @@ nlohmann::ordered_json record_fields(const benchmark::BenchmarkReporter::Run& ru
   fields["verify_seconds"] = record->verify_seconds;
   fields["sampling_seconds"] = record->sampling_seconds;
   fields["placements"] = record->placements;
+  fields["launch"] = record->launch;
   if (!record->interleave_group.empty()) fields["interleave_group"] = record->interleave_group;
   if (!record->sample_seconds.empty()) {
     nlohmann::ordered_json& times = fields["sample_times"] = nlohmann::ordered_json::array();

@@ -26,6 +26,7 @@ struct RunRecord {
   double verify_seconds = 0;            // of which the verification (0 when done by an earlier repetition)
   double sampling_seconds = 0;          // wall time of the sampling (an interleaved group's, shared)
   int placements = 1;                   // copies of the case its samples rotated over
+  std::string launch = "stream";        // how each sample reached the GPU: "graph" or "stream"
   std::string interleave_group;         // "family/type/N:n" with --interleave, else ""
   std::vector<double> sample_seconds;   // every sample, with --keep-samples, else empty
 };

@@ -216,9 +216,10 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
         for (const auto& c : cases[i]) placed.push_back(c.get());
         const bool host = placed.front()->host_work();
         // One placement per sample in turn; every placement warmed up once (at least two launches).
+        // A launch that rotates over placements is not one call to capture: it goes to the stream.
         timed[i] = std::make_unique<TimedLaunch>(
             timer_, [placed, next = std::size_t{0}](cudaStream_t s) mutable { placed[next++ % placed.size()]->launch(s); },
-            cache_, host, std::max(2, placements));
+            cache_, host, std::max(2, placements), /*capturable=*/placed.size() == 1);
       }
       live.push_back(i);
       setup[i] = seconds_since(setup_start);
@@ -265,6 +266,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
       r.record.stop = s.stop;
       r.record.setup_seconds = setup[i];
       r.record.placements = static_cast<int>(cases[i].size());
+      r.record.launch = to_string(timed[i]->launched_as());
       r.record.verify_seconds = verify[i];
       r.record.sampling_seconds = sampling_seconds;
       r.record.interleave_group = group;

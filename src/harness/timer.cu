@@ -63,6 +63,7 @@ constexpr int kMaxGraphLaunches = 100;
 constexpr double kTargetReplaySeconds = 100e-6;
 
 std::atomic<TimingMode> g_timing_mode{TimingMode::events};
+std::atomic<LaunchMode> g_launch_mode{LaunchMode::graph};
 
 // Captures what `body` enqueues on `stream` (thread-local capture: a call that
 // is illegal in a graph, such as a synchronisation or cudaMalloc, fails the
@@ -109,9 +110,12 @@ void warm(cudaGraphExec_t exec, cudaStream_t stream) {
 
 const char* to_string(CacheMode mode) { return mode == CacheMode::cold ? "cold" : "hot"; }
 const char* to_string(TimingMode mode) { return mode == TimingMode::events ? "events" : "graph"; }
+const char* to_string(LaunchMode mode) { return mode == LaunchMode::graph ? "graph" : "stream"; }
 
 void set_timing_mode(TimingMode mode) { g_timing_mode.store(mode); }
 TimingMode timing_mode() { return g_timing_mode.load(); }
+void set_launch_mode(LaunchMode mode) { g_launch_mode.store(mode); }
+LaunchMode launch_mode() { return g_launch_mode.load(); }
 
 double l2_flush_factor() {
   const char* text = std::getenv("CUDABENCH_L2_FLUSH_FACTOR");
@@ -247,7 +251,12 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
           pool_.emplace_back(start, stop);
         }
         const auto& [start, stop] = pool_[pending.size()];
-        enqueue_sample(t.launch_, t.mode_, false, start, stop);
+        if (t.call_graph_) {
+          const cudaGraphExec_t exec = t.call_graph_;
+          enqueue_sample([exec](cudaStream_t s) { replay(exec, s); }, t.mode_, false, start, stop);
+        } else {
+          enqueue_sample(t.launch_, t.mode_, false, start, stop);
+        }
         pending.push_back(m);
       }
     }
@@ -294,7 +303,8 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
 
 // ---- a launch made ready for sampling ------------------------------------------------
 
-TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches)
+TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches,
+                         bool capturable)
     : launch_(std::move(launch)), mode_(mode), host_work_(host_work) {
   if (timing_mode() == TimingMode::graph && host_work)
     throw Unsupported(
@@ -304,9 +314,25 @@ TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool ho
   BENCH_CUDA_CHECK(cudaStreamSynchronize(timer.stream()));
   BENCH_CUDA_CHECK(cudaGetLastError());
   if (timing_mode() == TimingMode::graph) graph_ = std::make_unique<GraphTiming>(timer, launch_, mode);
+  if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && capturable && !host_work) {
+    const cudaStream_t s = timer.stream();
+    try {
+      call_graph_ = capture(s, [&] { launch_(s); });
+    } catch (const Unsupported&) {
+      return;  // cannot be captured (it synchronises, allocates, ...): it goes to the stream
+    }
+    try {
+      warm(call_graph_, s);  // the first launch of a graph costs more
+    } catch (...) {
+      cudaGraphExecDestroy(call_graph_);
+      throw;
+    }
+  }
 }
 
-TimedLaunch::~TimedLaunch() = default;
+TimedLaunch::~TimedLaunch() {
+  if (call_graph_) cudaGraphExecDestroy(call_graph_);
+}
 
 int TimedLaunch::graph_launches() const { return graph_ ? graph_->launches() : 0; }
 

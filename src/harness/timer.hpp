@@ -5,8 +5,16 @@
 // interval of the median is as precise as asked or a cap is reached
 // (harness/sampling.hpp decides; docs/precision.md says why it holds).
 //
-// events (default): one sample = one launch,
-//   - CUDA events recorded on one explicit stream around the launch only,
+// events (default): one sample = one call,
+//   - CUDA events recorded on one explicit stream around the call only,
+//   - the call launched as a CUDA graph of that one call, captured and uploaded
+//     once (--launch=graph, the default), so its commands and parameters are
+//     already on the device; or its own launches enqueued on the stream each
+//     time (--launch=stream, and always for host work, for a case that cannot
+//     be captured, and for --placements above 1). Measured: the same kernels
+//     launched from the stream differ from one process to the next by several
+//     percent below 2^22 elements, about half that through a graph
+//     (docs/precision.md, "Launch path"),
 //   - by default an L2 flush before every timed launch ("cold": inputs smaller
 //     than L2 would otherwise measure L2, not HBM), or no flush ("hot"),
 //   - samples are enqueued in batches, each with its own pair of events (a
@@ -51,13 +59,22 @@ namespace bench {
 enum class CacheMode { cold, hot };
 enum class TimingMode { events, graph };
 
+// How events mode puts each timed call on the stream (--launch=, recorded as
+// the context's launch_mode; each benchmark's "launch" says which it got).
+enum class LaunchMode { graph, stream };
+
 const char* to_string(CacheMode mode);
 const char* to_string(TimingMode mode);
+const char* to_string(LaunchMode mode);
 
 // The process-wide timing mode: set once by the driver (--timing=) before any
 // benchmark runs; every sample follows it. Default: events.
 void set_timing_mode(TimingMode mode);
 TimingMode timing_mode();
+
+// The process-wide launch mode of events timing, set the same way. Default: graph.
+void set_launch_mode(LaunchMode mode);
+LaunchMode launch_mode();
 
 // Hot mode's spin ahead of the start event: longer than the host needs to
 // record an event and enqueue a launch (or a graph launch).
@@ -190,14 +207,21 @@ class GraphTiming {
 class TimedLaunch {
  public:
   // Throws Unsupported in graph mode for a case that works on the host or that
-  // cannot be captured; CudaError for a failed call.
-  TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches = 2);
+  // cannot be captured; CudaError for a failed call. In events mode with
+  // --launch=graph, the call is captured once when `capturable` (a launch that
+  // does the same thing every call; not one that rotates over placements), it
+  // does no host work and the capture succeeds; otherwise it goes to the stream.
+  TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches = 2,
+              bool capturable = true);
   ~TimedLaunch();
   TimedLaunch(const TimedLaunch&) = delete;
   TimedLaunch& operator=(const TimedLaunch&) = delete;
 
   // K of the graph replays; 0 in events mode.
   int graph_launches() const;
+  // How each sample reaches the GPU: graph (a captured call or graph timing's
+  // replays) or stream.
+  LaunchMode launched_as() const { return call_graph_ || graph_ ? LaunchMode::graph : LaunchMode::stream; }
 
  private:
   friend class GpuTimer;
@@ -205,6 +229,7 @@ class TimedLaunch {
   CacheMode mode_;
   bool host_work_;
   std::unique_ptr<GraphTiming> graph_;
+  cudaGraphExec_t call_graph_ = nullptr;  // events mode, --launch=graph: the call captured once
 };
 
 }  // namespace bench

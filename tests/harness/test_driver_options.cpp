@@ -52,6 +52,26 @@ TEST(DriverOptions, HarnessFlagsParsedGoogleBenchmarkFlagsPassedThrough) {
   EXPECT_THROW(parse({"--bogus"}), UsageError);
 }
 
+TEST(DriverOptions, LaunchModeDefaultsToGraphAndContradictionsAreRefused) {
+  EXPECT_EQ(parse({}).launch, LaunchMode::graph);
+  EXPECT_EQ(parse({"--launch=stream"}).launch, LaunchMode::stream);
+  EXPECT_EQ(parse({"--launch=graph", "--timing=graph"}).launch, LaunchMode::graph);
+  auto refusal = [](std::vector<std::string> args) {
+    try {
+      parse(std::move(args));
+      return std::string("accepted");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+  };
+  EXPECT_EQ(refusal({"--launch=events"}), "--launch=events: expected 'graph' or 'stream'");
+  EXPECT_EQ(refusal({"--launch="}), "--launch=: expected 'graph' or 'stream'");
+  EXPECT_EQ(refusal({"--timing=graph", "--launch=stream"}),
+            "--launch=stream: applies to --timing=events; --timing=graph replays captured graphs");
+  EXPECT_EQ(refusal({"--launch=stream", "--timing=graph"}),
+            "--launch=stream: applies to --timing=events; --timing=graph replays captured graphs");
+}
+
 TEST(DriverOptions, DeviceSelection) {
   EXPECT_TRUE(parse_device_selection("all").all);
   EXPECT_EQ(parse_device_selection("3").ordinals, (std::vector<int>{3}));

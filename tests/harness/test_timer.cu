@@ -9,11 +9,13 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 #include "gpu_test.hpp"
 #include "harness/cuda_check.hpp"
 #include "harness/data.hpp"
+#include "harness/device_buffer.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
 
@@ -78,7 +80,10 @@ nlohmann::json run_through_benchmark(const std::vector<Declaration>& decls, Runn
 class Timer : public ::testing::Test {
  protected:
   void SetUp() override { BENCH_REQUIRE_GPU(); }
-  void TearDown() override { set_timing_mode(TimingMode::events); }
+  void TearDown() override {
+    set_timing_mode(TimingMode::events);
+    set_launch_mode(LaunchMode::graph);
+  }
 };
 
 std::unique_ptr<Case> make_scripted(std::function<void(cudaStream_t)> launch) {
@@ -319,6 +324,75 @@ void expect_sampled(const nlohmann::json& b, std::size_t min_samples) {
   EXPECT_TRUE(stop == "precision" || stop == "time" || stop == "samples") << stop;
 }
 
+__global__ void count_kernel(unsigned* count) { atomicAdd(count, 1u); }
+
+// Events timing launches each sampled call as a one-call graph captured once
+// (--launch=graph): the host calls the case's launch once to capture it, and
+// every sample replays it on the device. Host work, a call that cannot be
+// captured and --launch=stream go to the stream, call by call; the JSON says
+// which each benchmark got. Counted exactly: launches the host made, kernels
+// that ran.
+TEST_F(Timer, EventsLaunchEachCallAsACapturedGraph) {
+  DeviceBuffer<unsigned> ran(1);
+  struct Counts {
+    unsigned host = 0;
+  };
+  auto run = [&](const char* variant, bool sync, bool host_work, CacheMode cache) {
+    auto counts = std::make_shared<Counts>();
+    BENCH_CUDA_CHECK(cudaMemset(ran.get(), 0, sizeof(unsigned)));
+    unsigned* device_count = ran.get();
+    const Declaration decl = scripted(variant, [=](const Point&) {
+      return std::make_unique<ScriptedCase>(
+          [=](cudaStream_t s) {
+            ++counts->host;
+            count_kernel<<<1, 1, 0, s>>>(device_count);
+            BENCH_CHECK_LAUNCH("count_kernel");
+            if (sync) BENCH_CUDA_CHECK(cudaStreamSynchronize(s));  // illegal while capturing
+          },
+          "", host_work);
+    });
+    Runner runner(*query_device(nullptr), cache);
+    const auto j = run_through_benchmark({decl}, runner);
+    const auto& b = j["benchmarks"][0];
+    unsigned kernels = 0;
+    BENCH_CUDA_CHECK(cudaMemcpy(&kernels, device_count, sizeof kernels, cudaMemcpyDeviceToHost));
+    return std::make_tuple(b, counts->host, kernels);
+  };
+  for (CacheMode cache : {CacheMode::cold, CacheMode::hot}) {
+    // verify (1) + warm-ups (2) + the capture (1, enqueues nothing); the device
+    // runs those 3, the graph's warm-up replay and one replay per sample.
+    const auto [b, host, kernels] = run("graph", false, false, cache);
+    expect_sampled(b, 16);
+    EXPECT_EQ(b["launch"], "graph") << b.dump();
+    const unsigned samples = b["samples"].get<unsigned>();
+    EXPECT_EQ(host, 4u) << to_string(cache);
+    EXPECT_EQ(kernels, samples + 4) << to_string(cache);
+  }
+  {
+    const auto [b, host, kernels] = run("sync", true, false, CacheMode::cold);  // capture fails: the stream
+    expect_sampled(b, 16);
+    EXPECT_EQ(b["launch"], "stream") << b.dump();
+    EXPECT_EQ(host, b["samples"].get<unsigned>() + 4) << "verify, warm-ups, the failed capture, one per sample";
+    EXPECT_EQ(kernels, b["samples"].get<unsigned>() + 3);
+  }
+  {
+    const auto [b, host, kernels] = run("host", false, true, CacheMode::cold);
+    expect_sampled(b, 6);
+    EXPECT_EQ(b["launch"], "stream") << b.dump();
+    EXPECT_EQ(host, b["samples"].get<unsigned>() + 3) << "verify, warm-ups, one per sample: never captured";
+    EXPECT_EQ(kernels, host);
+  }
+  set_launch_mode(LaunchMode::stream);
+  {
+    const auto [b, host, kernels] = run("stream", false, false, CacheMode::cold);
+    expect_sampled(b, 16);
+    EXPECT_EQ(b["launch"], "stream") << b.dump();
+    EXPECT_EQ(host, b["samples"].get<unsigned>() + 3);
+    EXPECT_EQ(kernels, host);
+  }
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 // A real declaration (CUB's reduction at 2^20) through the sampler, with its
 // counters derived from the median.
 TEST_F(Timer, SamplingReportsTheMedianAndItsInterval) {
@@ -344,8 +418,11 @@ TEST_F(Timer, SamplingReportsTheMedianAndItsInterval) {
 }
 
 // A case whose time alternates between 20 and 60 us: its median is never
-// pinned to 0.5%.
+// pinned to 0.5%. The alternation is the host's, call by call, so it must be
+// launched from the stream (a captured call would be the same call each time):
+// the tests that use it set --launch=stream.
 Declaration alternating() {
+  set_launch_mode(LaunchMode::stream);
   return scripted("alternating", [](const Point&) {
     auto calls = std::make_shared<int>(0);
     return make_scripted([calls](cudaStream_t s) { launch_spin(s, (*calls)++ % 2 ? 60'000 : 20'000); });

@@ -70,6 +70,7 @@ def verdicts(tmp_path, *argv):
     ("cuda_driver_version", "12.8", "driver major version '13' vs '12'"),
     ("cuda_driver_version", 12080, "driver major version '13' vs '12'"),
     ("timing_mode", "graph", "timing mode 'events' vs 'graph'"),
+    ("launch_mode", "graph", "launch 'stream' vs 'graph'"),
 ])
 def test_different_run_conditions_exit_2_unless_forced(tmp_path, capsys, key, value, label):
     doc = json.loads(SAME.read_text())
@@ -87,6 +88,7 @@ def test_different_run_conditions_exit_2_unless_forced(tmp_path, capsys, key, va
 @pytest.mark.parametrize("key, value", [
     ("cuda_driver_version", "13.2"),      # same major
     ("timing_mode", "events"),            # what a file without timing_mode was timed with
+    ("launch_mode", "stream"),            # what a file without launch_mode launched with
     ("planted_slowdown", ""),             # no planted build
 ])
 def test_equivalent_conditions_compare(tmp_path, key, value):

@@ -160,11 +160,17 @@ def test_another_board_is_refused(tmp_path, capsys):
     assert "GPU-another-board" in err and str(other) in err
 
 
-@pytest.mark.parametrize("key, value", [("timing_mode", "graph"), ("cache_mode", "hot")])
+@pytest.mark.parametrize("key, value", [("timing_mode", "graph"), ("cache_mode", "hot"), ("launch_mode", "graph")])
 def test_another_way_of_timing_is_refused(tmp_path, capsys, key, value):
     d = doc(C35)
     d["context"][key] = value
     expect_refusal(tmp_path, capsys, [C30, written(tmp_path, "t.json", d)], f"has {key} '{value}'")
+
+
+def test_a_file_without_launch_mode_launched_on_the_stream(tmp_path):
+    d = doc(C35)
+    d["context"]["launch_mode"] = "stream"
+    assert merge.main([str(C30), str(written(tmp_path, "s.json", d)), "--out", str(tmp_path / "m.json")]) == 0
 
 
 def test_copies_of_one_build_are_refused(tmp_path, capsys):

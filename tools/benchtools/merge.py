@@ -31,7 +31,9 @@ from benchtools.results import ResultsError, load_results, parse_name, read_text
 TAG = "@cccl"
 _VERSION = re.compile(r"^[0-9a-z][0-9a-z_.]*$")
 # Context keys that say what a number means: files that differ in them are not one comparison.
-SAME_TIMING = ("timing_mode", "cache_mode")
+SAME_TIMING = ("timing_mode", "cache_mode", "launch_mode")
+# A context without launch_mode predates --launch: its calls went to the stream.
+_ABSENT_MEANS = {"launch_mode": "stream"}
 
 
 def split_variant(variant: str) -> Tuple[str, Optional[str]]:
@@ -59,8 +61,9 @@ def _check_one_board(docs: Sequence[Tuple[str, dict]]) -> None:
             raise ResultsError(f"{path} measured board {theirs['gpu_uuid']}, {first_path} board {ours['gpu_uuid']}: "
                                "bench-merge joins files of one board")
         for key in SAME_TIMING:
-            if theirs.get(key) != ours.get(key):
-                raise ResultsError(f"{path} has {key} {theirs.get(key)!r}, {first_path} {ours.get(key)!r}: "
+            mine, yours = (c.get(key, _ABSENT_MEANS.get(key)) for c in (ours, theirs))
+            if mine != yours:
+                raise ResultsError(f"{path} has {key} {yours!r}, {first_path} {mine!r}: "
                                    "merging them would compare times that mean different things")
 
 

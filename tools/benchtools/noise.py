@@ -101,6 +101,12 @@ def _number_text(v) -> str:
         return str(v)
 
 
+def launch_mode(context: dict) -> str:
+    if (context.get("timing_mode") or "events") != "events":
+        return "graph replays"
+    return context.get("launch_mode") or "stream"
+
+
 CONDITIONS = (
     ("GPU", lambda c: c.get("gpu_name")),
     ("cache mode", lambda c: c.get("cache_mode")),
@@ -110,6 +116,9 @@ CONDITIONS = (
     ("driver major version", driver_major),
     # Absent before timing modes existed: those runs were timed by events.
     ("timing mode", lambda c: c.get("timing_mode") or "events"),
+    # How events timing launched each call: absent before --launch existed, when every
+    # call went to the stream; graph timing replays graphs whatever it says.
+    ("launch", launch_mode),
     # Precision sampling changes what a repetition's time is (a median of timed calls to
     # ±P%, not a mean of Google Benchmark's iterations), so its drift too.
     ("sampling", sampling),
@@ -372,6 +381,8 @@ def load_noise(path: str) -> NoiseModel:
         conds = {label: None for label, _ in CONDITIONS}
         conds.update(sampling=BEFORE_SAMPLING)   # a file that predates the key: calibrated from such runs
         conds.update(dict(doc["conditions"]))
+        if "launch" not in doc["conditions"]:    # calibrated before --launch: every call went to the stream
+            conds["launch"] = launch_mode({"timing_mode": conds.get("timing mode")})
         return NoiseModel(str(doc["gpu_name"]), conds, list(doc["runs"]), benchmarks, path)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise ResultsError(f"{path}: malformed noise file ({e})") from None

@@ -44,6 +44,7 @@ CONTEXT_KEYS = [
     ("gpu_l2_bytes", "L2 (bytes)"), ("gpu_uuid", "GPU UUID"), ("gpu_pci_bus_id", "PCI bus"),
     ("cuda_driver_version", "CUDA driver"), ("cuda_runtime_version", "CUDA runtime"), ("cccl_version", "CCCL"),
     ("git_commit", "commit"), ("suite", "suite"), ("cache_mode", "cache mode"), ("timing_mode", "timing mode"),
+    ("launch_mode", "launch (events timing)"),
     ("date", "date"), ("host_name", "host"), ("library_build_type", "Google Benchmark build"),
     ("precision_percent", "precision asked for (± % of the median)"), ("max_time_seconds", "time cap per benchmark (s)"),
     ("min_samples", "min samples"), ("max_samples", "max samples"), ("interleave", "interleaved"),

@@ -13,6 +13,7 @@
 #include "common/float_sum.hpp"
 #include "common/launch.cuh"
 #include "common/ops.cuh"
+#include "harness/device_check.cuh"
 #include "harness/parallel.hpp"
 #include "families/ceiling.cuh"
 
@@ -101,25 +102,24 @@ struct WriteVec16 : KernelVariant {
     write_kernel<<<stream_grid(vectors_of(n_)), kBlock, 0, s>>>(reinterpret_cast<float4*>(out_.get()), vectors_of(n_));
     BENCH_CHECK_LAUNCH("write_kernel");
   }
+  // The pattern write_kernel stores: element i of vector i/4.
+  struct Written {
+    const float* out;
+    __host__ __device__ static float want(std::size_t i) { return static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4); }
+    __device__ bool operator()(std::size_t i) const { return out[i] == want(i); }
+  };
+  // Every element, on the device (no 4 GiB read-back at 2^30).
   std::string verify(cudaStream_t s) {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));
     launch(s);
     const std::size_t count = vectors_of(n_) * 4;
-    const float* got = read_back(out_.get(), count, s);
-    const auto want = [](std::size_t i) { return static_cast<float>((i / 4) & 1023) + 0.25f * (i % 4); };
-    std::vector<std::size_t> first_wrong(default_chunks(count), count);
-    parallel_chunks(count, [&](std::size_t b, std::size_t e, unsigned chunk) {
-      for (std::size_t i = b; i < e; ++i)
-        if (got[i] != want(i)) {
-          first_wrong[chunk] = i;
-          return;
-        }
-    });
-    for (std::size_t i : first_wrong) {
-      if (i == count) continue;
-      return "element " + std::to_string(i) + ": expected " + std::to_string(want(i)) + ", got " + std::to_string(got[i]);
-    }
-    return "";
+    const WrongElements wrong = wrong_elements(count, Written{out_.get()}, s);
+    if (wrong.count == 0) return "";
+    float got = 0;
+    BENCH_CUDA_CHECK(cudaMemcpy(&got, out_.get() + wrong.first, sizeof got, cudaMemcpyDeviceToHost));
+    return std::to_string(wrong.count) + " of " + std::to_string(count) + " elements wrong; first: element " +
+           std::to_string(wrong.first) + ": expected " + std::to_string(Written::want(wrong.first)) + ", got " +
+           std::to_string(got);
   }
   std::size_t n_;
   DeviceBuffer<float> out_;
@@ -143,14 +143,13 @@ struct Copy : std::conditional_t<Memcpy, LibraryVariant, KernelVariant> {
   std::string verify(cudaStream_t s) {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xFF, out_.bytes(), s));
     launch(s);
+    // Every element against the device copy of its source (the same data as the
+    // host's: tests/harness/test_data.cu), on the device.
     const std::size_t copied = Memcpy ? n_ : vectors_of(n_) * 4;
-    const float* got = read_back(out_.get(), copied, s);
-    const float* want = random_dataset<float>(n_).host.data();
-    std::atomic<bool> differs{false};
-    parallel_chunks(copied, [&](std::size_t b, std::size_t e, unsigned) {
-      if (std::memcmp(got + b, want + b, (e - b) * sizeof(float)) != 0) differs = true;
-    });
-    return differs ? "copy differs from its source" : "";
+    const WrongElements wrong = wrong_words(out_.get(), in(), copied, s);
+    return wrong.count == 0 ? ""
+                            : "copy differs from its source at " + std::to_string(wrong.count) + " of " +
+                                  std::to_string(copied) + " elements, first at element " + std::to_string(wrong.first);
   }
   std::size_t n_;
   const float* in_;

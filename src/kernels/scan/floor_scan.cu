@@ -63,31 +63,13 @@ struct ScanTiles : KernelVariant {
   void launch(cudaStream_t s) {
     BENCH_CUDA_CHECK(floor_scan::tiles_only(in_, out_.get(), n_, workspace_.get(), workspace_.bytes(), s));
   }
-  // Every tile's own inclusive scan (int32 wraps), checked whole.
+  // Every tile's own inclusive scan (int32 wraps), checked whole on the device.
   std::string verify(cudaStream_t s) {
     BENCH_CUDA_CHECK(cudaMemsetAsync(out_.get(), 0xA5, out_.bytes(), s));
     launch(s);
-    const int* got = read_back(out_.get(), n_, s);
-    const int* x = random_dataset<int>(n_).host.data();
     const floor_scan::Config c = floor_scan::choose(n_);
-    const std::size_t tile = std::size_t(c.block) * c.items, tiles = floor_scan::tiles(n_);
-    std::atomic<std::size_t> first_bad{n_};
-    parallel_chunks(tiles, [&](std::size_t lo, std::size_t hi, unsigned) {
-      for (std::size_t t = lo; t < hi; ++t) {
-        unsigned sum = 0;
-        for (std::size_t i = t * tile; i < std::min(n_, (t + 1) * tile); ++i) {
-          sum += static_cast<unsigned>(x[i]);
-          if (static_cast<unsigned>(got[i]) != sum) {
-            std::size_t seen = first_bad.load();
-            while (i < seen && !first_bad.compare_exchange_weak(seen, i)) {
-            }
-            break;
-          }
-        }
-      }
-    });
-    const std::size_t bad = first_bad.load();
-    return bad == n_ ? "" : "element " + std::to_string(bad) + " is not its tile's inclusive scan";
+    const std::string wrong = scan::prefix_sums_device_check(in_, out_.get(), n_, std::size_t(c.block) * c.items, s);
+    return wrong.empty() ? "" : "not each tile's own inclusive scan: " + wrong;
   }
   std::size_t n_;
   const int* in_;

@@ -1,0 +1,41 @@
+// Verification on the device, for outputs too large to read back and check on
+// the host quickly (a scan or a copy of 2^30 elements is 4 GiB): a kernel
+// tests every element against a rule that needs no host reference, and counts
+// the wrong ones. Each check is complete (every element), not a sample.
+#pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+namespace bench {
+
+// How many elements a device check found wrong, and the first of them (valid
+// when count > 0).
+struct WrongElements {
+  std::size_t count = 0;
+  std::size_t first = 0;
+};
+
+// int32 inclusive prefix sums, two's-complement wrap as the GPU adds,
+// restarting every `segment` elements (0: one scan of all n): out[i] == in[i]
+// at a segment's start, out[i] == out[i-1] + in[i] elsewhere. Together these
+// hold exactly when every out[i] is its prefix sum: below the first broken
+// index every earlier output is right, so that index's right value is
+// out[first-1] + in[first].
+WrongElements wrong_prefix_sums(const int* in, const int* out, std::size_t n, std::size_t segment,
+                                cudaStream_t stream);
+
+// 4-byte words of `got` that differ from `want` (both device memory).
+WrongElements wrong_words(const void* got, const void* want, std::size_t words, cudaStream_t stream);
+
+// Elements with out[i] != a[i] + b[i] rounded once to T (float, __half,
+// __nv_bfloat16), the sum taken as the host reference takes it (in float, then
+// rounded to T: exact after one rounding); equal bits or equal values (+0, -0)
+// pass, NaN fails.
+template <class T>
+WrongElements wrong_sums(const T* a, const T* b, const T* out, std::size_t n, cudaStream_t stream);
+
+}  // namespace bench
