@@ -212,14 +212,11 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
         verify[i] = seconds_since(verify_start);
       }
       if (!profiling) {
-        std::vector<Case*> placed;
-        for (const auto& c : cases[i]) placed.push_back(c.get());
-        const bool host = placed.front()->host_work();
         // One placement per sample in turn; every placement warmed up once (at least two launches).
-        // A launch that rotates over placements is not one call to capture: it goes to the stream.
-        timed[i] = std::make_unique<TimedLaunch>(
-            timer_, [placed, next = std::size_t{0}](cudaStream_t s) mutable { placed[next++ % placed.size()]->launch(s); },
-            cache_, host, std::max(2, placements), /*capturable=*/placed.size() == 1);
+        std::vector<Launch> calls;
+        for (const auto& c : cases[i]) calls.push_back([c = c.get()](cudaStream_t s) { c->launch(s); });
+        const bool host = cases[i].front()->host_work();
+        timed[i] = std::make_unique<TimedLaunch>(timer_, std::move(calls), cache_, host, std::max(2, placements));
       }
       live.push_back(i);
       setup[i] = seconds_since(setup_start);

@@ -251,8 +251,8 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
           pool_.emplace_back(start, stop);
         }
         const auto& [start, stop] = pool_[pending.size()];
-        if (t.call_graph_) {
-          const cudaGraphExec_t exec = t.call_graph_;
+        if (!t.call_graphs_.empty()) {
+          const cudaGraphExec_t exec = t.call_graphs_[t.next_graph_++ % t.call_graphs_.size()];
           enqueue_sample([exec](cudaStream_t s) { replay(exec, s); }, t.mode_, false, start, stop);
         } else {
           enqueue_sample(t.launch_, t.mode_, false, start, stop);
@@ -303,9 +303,12 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
 
 // ---- a launch made ready for sampling ------------------------------------------------
 
-TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches,
-                         bool capturable)
-    : launch_(std::move(launch)), mode_(mode), host_work_(host_work) {
+TimedLaunch::TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work,
+                         int warmup_launches)
+    : mode_(mode), host_work_(host_work) {
+  if (calls.empty()) throw std::invalid_argument("TimedLaunch: no call to time");
+  // One call per sample, the calls in turn (a case's placements).
+  launch_ = [calls, next = std::size_t{0}](cudaStream_t s) mutable { calls[next++ % calls.size()](s); };
   if (timing_mode() == TimingMode::graph && host_work)
     throw Unsupported(
         "graph timing: the case works on the host inside the timed region (host_work), which a graph replay "
@@ -314,24 +317,27 @@ TimedLaunch::TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool ho
   BENCH_CUDA_CHECK(cudaStreamSynchronize(timer.stream()));
   BENCH_CUDA_CHECK(cudaGetLastError());
   if (timing_mode() == TimingMode::graph) graph_ = std::make_unique<GraphTiming>(timer, launch_, mode);
-  if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && capturable && !host_work) {
+  if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && !host_work) {
     const cudaStream_t s = timer.stream();
-    try {
-      call_graph_ = capture(s, [&] { launch_(s); });
-    } catch (const Unsupported&) {
-      return;  // cannot be captured (it synchronises, allocates, ...): it goes to the stream
-    }
-    try {
-      warm(call_graph_, s);  // the first launch of a graph costs more
-    } catch (...) {
-      cudaGraphExecDestroy(call_graph_);
-      throw;
+    for (const Launch& call : calls) {
+      cudaGraphExec_t exec = nullptr;
+      try {
+        exec = capture(s, [&] { call(s); });
+      } catch (const Unsupported&) {
+        release_call_graphs();  // cannot be captured (it synchronises, allocates, ...): the stream
+        return;
+      }
+      call_graphs_.push_back(exec);
+      warm(exec, s);  // the first launch of a graph costs more
     }
   }
 }
 
-TimedLaunch::~TimedLaunch() {
-  if (call_graph_) cudaGraphExecDestroy(call_graph_);
+TimedLaunch::~TimedLaunch() { release_call_graphs(); }
+
+void TimedLaunch::release_call_graphs() {
+  for (cudaGraphExec_t exec : call_graphs_) cudaGraphExecDestroy(exec);
+  call_graphs_.clear();
 }
 
 int TimedLaunch::graph_launches() const { return graph_ ? graph_->launches() : 0; }

@@ -10,8 +10,8 @@
 //   - the call launched as a CUDA graph of that one call, captured and uploaded
 //     once (--launch=graph, the default), so its commands and parameters are
 //     already on the device; or its own launches enqueued on the stream each
-//     time (--launch=stream, and always for host work, for a case that cannot
-//     be captured, and for --placements above 1). Measured: the same kernels
+//     time (--launch=stream, and always for host work and for a case that
+//     cannot be captured). Measured: the same kernels
 //     launched from the stream differ from one process to the next by several
 //     percent below 2^22 elements, about half that through a graph
 //     (docs/precision.md, "Launch path"),
@@ -206,13 +206,12 @@ class GraphTiming {
 // first touch, clocks, a library's set-up), and in graph mode its graphs.
 class TimedLaunch {
  public:
-  // Throws Unsupported in graph mode for a case that works on the host or that
-  // cannot be captured; CudaError for a failed call. In events mode with
-  // --launch=graph, the call is captured once when `capturable` (a launch that
-  // does the same thing every call; not one that rotates over placements), it
-  // does no host work and the capture succeeds; otherwise it goes to the stream.
-  TimedLaunch(GpuTimer& timer, Launch launch, CacheMode mode, bool host_work, int warmup_launches = 2,
-              bool capturable = true);
+  // `calls`: the case's call, or one per placement, taken in turn, one per
+  // sample. Throws Unsupported in graph mode for a case that works on the host
+  // or that cannot be captured; CudaError for a failed call. In events mode
+  // with --launch=graph, each call is captured once unless it does host work
+  // or a capture fails (then every call goes to the stream).
+  TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work, int warmup_launches = 2);
   ~TimedLaunch();
   TimedLaunch(const TimedLaunch&) = delete;
   TimedLaunch& operator=(const TimedLaunch&) = delete;
@@ -221,7 +220,7 @@ class TimedLaunch {
   int graph_launches() const;
   // How each sample reaches the GPU: graph (a captured call or graph timing's
   // replays) or stream.
-  LaunchMode launched_as() const { return call_graph_ || graph_ ? LaunchMode::graph : LaunchMode::stream; }
+  LaunchMode launched_as() const { return !call_graphs_.empty() || graph_ ? LaunchMode::graph : LaunchMode::stream; }
 
  private:
   friend class GpuTimer;
@@ -229,7 +228,9 @@ class TimedLaunch {
   CacheMode mode_;
   bool host_work_;
   std::unique_ptr<GraphTiming> graph_;
-  cudaGraphExec_t call_graph_ = nullptr;  // events mode, --launch=graph: the call captured once
+  std::vector<cudaGraphExec_t> call_graphs_;  // events mode, --launch=graph: each call captured once
+  std::size_t next_graph_ = 0;                 // the one the next sample launches
+  void release_call_graphs();
 };
 
 }  // namespace bench

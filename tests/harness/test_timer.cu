@@ -450,12 +450,16 @@ TEST_F(Timer, SamplesRotateOverPlacements) {
     std::vector<int> made, verified, launched;
   };
   auto log = std::make_shared<Log>();
+  DeviceBuffer<unsigned> ran(4);  // kernels run, per placement
   class PlacedCase : public Case {
    public:
-    PlacedCase(std::shared_ptr<Log> log, int placement) : log_(std::move(log)), placement_(placement) {}
+    PlacedCase(std::shared_ptr<Log> log, int placement, unsigned* ran)
+        : log_(std::move(log)), placement_(placement), ran_(ran) {}
     void launch(cudaStream_t s) override {
       log_->launched.push_back(placement_);
       launch_spin(s, 2'000);
+      count_kernel<<<1, 1, 0, s>>>(ran_ + placement_);
+      BENCH_CHECK_LAUNCH("count_kernel");
     }
     std::string verify(cudaStream_t) override {
       log_->verified.push_back(placement_);
@@ -465,23 +469,47 @@ TEST_F(Timer, SamplesRotateOverPlacements) {
    private:
     std::shared_ptr<Log> log_;
     int placement_;
+    unsigned* ran_;
   };
-  const Declaration decl = scripted("placed", [log](const Point& p) {
+  const Declaration decl = scripted("placed", [log, ran = ran.get()](const Point& p) {
     log->made.push_back(p.placement);
-    return std::make_unique<PlacedCase>(log, p.placement);
+    return std::make_unique<PlacedCase>(log, p.placement, ran);
   });
   RunnerOptions options;
   options.sampling.placements = 4;  // 4 MB a copy at 2^20: all four fit
-  Runner runner(*query_device(nullptr), CacheMode::cold, options);
-  const auto j = run_through_benchmark({decl}, runner);
-  const auto& b = j["benchmarks"][0];
-  expect_sampled(b, options.sampling.min_samples);
-  EXPECT_EQ(b["placements"], 4) << b.dump();
-  EXPECT_EQ(log->made, (std::vector<int>{0, 1, 2, 3}));
-  EXPECT_EQ(log->verified, (std::vector<int>{0, 1, 2, 3}));
-  const std::size_t samples = b["samples"].get<std::size_t>();
-  ASSERT_GE(log->launched.size(), samples + 4) << "a warm-up launch of each, then the samples";
-  for (std::size_t k = 0; k < log->launched.size(); ++k) ASSERT_EQ(log->launched[k], static_cast<int>(k % 4)) << k;
+  // Launched from the stream, the host calls each placement in turn, one per sample.
+  set_launch_mode(LaunchMode::stream);
+  {
+    Runner runner(*query_device(nullptr), CacheMode::cold, options);
+    const auto j = run_through_benchmark({decl}, runner);
+    const auto& b = j["benchmarks"][0];
+    expect_sampled(b, options.sampling.min_samples);
+    EXPECT_EQ(b["placements"], 4) << b.dump();
+    EXPECT_EQ(b["launch"], "stream") << b.dump();
+    EXPECT_EQ(log->made, (std::vector<int>{0, 1, 2, 3}));
+    EXPECT_EQ(log->verified, (std::vector<int>{0, 1, 2, 3}));
+    const std::size_t samples = b["samples"].get<std::size_t>();
+    ASSERT_GE(log->launched.size(), samples + 4) << "a warm-up launch of each, then the samples";
+    for (std::size_t k = 0; k < log->launched.size(); ++k) ASSERT_EQ(log->launched[k], static_cast<int>(k % 4)) << k;
+  }
+  // As graphs (the default), each placement is captured once and the samples
+  // replay the four graphs in turn: counted on the device.
+  set_launch_mode(LaunchMode::graph);
+  {
+    *log = Log{};
+    BENCH_CUDA_CHECK(cudaMemset(ran.get(), 0, 4 * sizeof(unsigned)));
+    Runner runner(*query_device(nullptr), CacheMode::cold, options);
+    const auto j = run_through_benchmark({decl}, runner);
+    const auto& b = j["benchmarks"][0];
+    expect_sampled(b, options.sampling.min_samples);
+    EXPECT_EQ(b["launch"], "graph") << b.dump();
+    EXPECT_EQ(log->launched, (std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3})) << "4 warm-ups, then 4 captures";
+    unsigned counts[4] = {};
+    BENCH_CUDA_CHECK(cudaMemcpy(counts, ran.get(), sizeof counts, cudaMemcpyDeviceToHost));
+    const std::size_t samples = b["samples"].get<std::size_t>();
+    for (int k = 0; k < 4; ++k)  // a warm-up, the graph's warm replay, its turns of the samples
+      EXPECT_EQ(counts[k], 2 + samples / 4 + (static_cast<std::size_t>(k) < samples % 4 ? 1 : 0)) << "placement " << k;
+  }
 
   for (const auto& [cache, asked] : {std::pair{CacheMode::hot, 8}, std::pair{CacheMode::cold, 1}}) {
     *log = Log{};
