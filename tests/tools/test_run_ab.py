@@ -23,12 +23,14 @@ FAKE_CUDA_BENCH = """#!{python}
 import json, math, os, random, re, sys
 NAME = {name!r}
 KEEP = {keep!r}
+LAUNCH = {launch!r}
 SLOWER = {slower!r}
 BENCHMARKS = [("reduce_sum/i32/floor_sum/N:16777216", 26.0), ("reduce_sum/i32/cub_device_reduce/N:16777216", 27.0),
               ("scan/i32/decoupled_lookback/N:16777216/block:256/batch:8", 88.0)]
 args = sys.argv[1:]
 if "--help" in args:
-    print("cuda_bench [options]" + ("\\n  --keep-samples  every sample in the JSON" if KEEP else ""))
+    print("cuda_bench [options]" + ("\\n  --keep-samples  every sample in the JSON" if KEEP else "")
+          + ("\\n  --launch=graph|stream" if LAUNCH else ""))
     sys.exit(0)
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(NAME + " " + " ".join(args) + "\\n")
@@ -67,18 +69,18 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def commit_fake(repo, message, name, keep=True, slower=None):
+def commit_fake(repo, message, name, keep=True, slower=None, launch=False):
     fake = repo / "fake_cuda_bench"
-    fake.write_text(FAKE_CUDA_BENCH.format(python=sys.executable, name=name, keep=keep, slower=slower or {}))
+    fake.write_text(FAKE_CUDA_BENCH.format(python=sys.executable, name=name, keep=keep, slower=slower or {},
+                                           launch=launch))
     fake.chmod(0o755)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
     return git(repo, "rev-parse", "HEAD")
 
 
-@pytest.fixture(scope="module")
-def repo(tmp_path_factory):
-    """Commits: an old build without --keep-samples, v1, v2 (floor_sum 3% slower); the working tree at v2."""
+def make_repo(tmp_path_factory, commits):
+    """A repository of stand-in builds, one commit per (message, commit_fake keywords)."""
     repo = tmp_path_factory.mktemp("ab") / "repo"
     repo.mkdir()
     shutil.copytree(ROOT / "tools", repo / "tools", ignore=shutil.ignore_patterns("__pycache__"))
@@ -86,9 +88,7 @@ def repo(tmp_path_factory):
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "test@example.com")
     git(repo, "config", "user.name", "test")
-    shas = {"old": commit_fake(repo, "old", "old", keep=False),
-            "v1": commit_fake(repo, "v1", "v1"),
-            "v2": commit_fake(repo, "v2", "v2", slower={PLANTED: 1.03})}
+    shas = {name: commit_fake(repo, name, name, **kw) for name, kw in commits}
     bin_dir = repo.parent / "bin"
     bin_dir.mkdir()
     (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
@@ -97,6 +97,13 @@ def repo(tmp_path_factory):
     for f in bin_dir.iterdir():
         f.chmod(0o755)
     return repo, shas
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    """Commits: an old build without --keep-samples, v1, v2 (floor_sum 3% slower); the working tree at v2."""
+    return make_repo(tmp_path_factory, [("old", {"keep": False}), ("v1", {}),
+                                        ("v2", {"slower": {PLANTED: 1.03}})])
 
 
 def run_ab_script(repo, *args, gpu=True, **env):
@@ -249,6 +256,23 @@ def test_bursts_without_samples_or_of_two_gpus_are_refused(tmp_path, capsys):
     assert "expected base=FILE or head=FILE, got 'left=" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("key, value, message", [
+    ("launch_mode", "graph", "launch 'graph', but"),          # a file without launch_mode launched on the stream
+    ("timing_mode", "graph", "timing mode 'graph', but"),
+    ("cache_mode", "hot", "cache mode 'hot', but"),
+])
+def test_bursts_timed_differently_are_refused(tmp_path, capsys, key, value, message):
+    a = burst(tmp_path / "a.json", 1.0)
+    doc = json.loads(Path(a).read_text())
+    doc["context"]["cache_mode"] = "cold"
+    Path(a).write_text(json.dumps(doc))
+    doc["context"][key] = value
+    (tmp_path / "b.json").write_text(json.dumps(doc))
+    assert run_ab.main([f"base={a}", f"head={tmp_path / 'b.json'}"]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "both sides must time their calls alike" in err and len(err.strip().splitlines()) == 1
+
+
 def test_pooling_alternated_bursts_cancels_a_drift_that_separate_runs_would_report(tmp_path, capsys):
     # The session slows by 2% a round; both sides of a round see the same drift.
     files = abba(tmp_path, "r", lambda r, side: 1.0 + 0.02 * (r - 1))
@@ -289,3 +313,26 @@ def test_rounds_that_disagree_widen_the_interval_to_no_difference(tmp_path, caps
     # a change every round agrees on keeps its verdict
     row = ab_row(tmp_path, abba(tmp_path, "s", lambda r, side: 0.97 if side == "head" else 1.0), "ab2.json")
     assert row["verdict"] == "faster" and row["ratio_high"] < 1
+
+
+@pytest.fixture(scope="module")
+def launch_repo(tmp_path_factory):
+    """Commits: v2 (before --launch: every call on the stream), v3 (has --launch)."""
+    return make_repo(tmp_path_factory, [("v2", {}), ("v3", {"launch": True})])
+
+
+@needs_build_packages
+def test_a_side_from_before_launch_makes_the_other_launch_on_the_stream(launch_repo):
+    repo, shas = launch_repo
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--rounds", "2", "--benchmark_filter=reduce_sum")
+    assert r.returncode == 0, r.stderr
+    assert "==> HEAD launches each call on the stream (--launch=stream), as the other side's cuda_bench" in r.stderr
+    assert all(("--launch=stream" in c) == c.startswith("v3 ") for c in calls), calls
+    # Asking for a launch mode that the older side cannot take is refused before anything runs.
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--launch=graph")
+    assert r.returncode == 2 and calls == []
+    assert "==> --launch=graph: the other side's cuda_bench predates --launch" in r.stderr
+    # Two sides that both know --launch get the user's options alone.
+    r, calls = run_ab_script(repo, "HEAD", "HEAD", "--rounds", "2")
+    assert r.returncode == 0, r.stderr
+    assert calls and not any("--launch" in c for c in calls)
