@@ -3,6 +3,8 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -32,9 +34,25 @@ OutOfMemory::OutOfMemory(std::size_t needed_bytes, std::size_t free_bytes, std::
       free(free_bytes),
       total(total_bytes) {}
 
+namespace {
+
+// CUDABENCH_PAGE_PER_ALLOCATION=1 (an experiment, docs/precision.md): every
+// allocation rounded up to whole 2 MiB pages, so no two share a page.
+bool page_per_allocation() {
+  static const bool on = [] {
+    const char* v = std::getenv("CUDABENCH_PAGE_PER_ALLOCATION");
+    return v != nullptr && std::string(v) == "1";
+  }();
+  return on;
+}
+
+}  // namespace
+
 void* device_allocate(std::size_t bytes) {
   void* p = nullptr;
-  const cudaError_t status = cudaMalloc(&p, bytes);
+  constexpr std::size_t kPage = std::size_t(2) << 20;
+  const std::size_t asked = page_per_allocation() ? (bytes + kPage - 1) / kPage * kPage : bytes;
+  const cudaError_t status = cudaMalloc(&p, asked);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky: clear it, or the next benchmark inherits it
     std::size_t free = 0, total = 0;
