@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <stdexcept>
 #include <utility>
 
 #include "harness/device_buffer.hpp"
@@ -34,24 +35,18 @@ OutOfMemory::OutOfMemory(std::size_t needed_bytes, std::size_t free_bytes, std::
       free(free_bytes),
       total(total_bytes) {}
 
-namespace {
-
-// CUDABENCH_PAGE_PER_ALLOCATION=1 (an experiment, docs/precision.md): every
-// allocation rounded up to whole 2 MiB pages, so no two share a page.
-bool page_per_allocation() {
-  static const bool on = [] {
-    const char* v = std::getenv("CUDABENCH_PAGE_PER_ALLOCATION");
-    return v != nullptr && std::string(v) == "1";
-  }();
-  return on;
+bool page_per_allocation_from(const char* value) {
+  if (value == nullptr || *value == '\0' || std::string(value) == "0") return false;
+  if (std::string(value) == "1") return true;
+  throw std::invalid_argument(std::string("CUDABENCH_PAGE_PER_ALLOCATION=") + value +
+                              ": expected 1 (every allocation in whole 2 MiB pages, an experiment) or 0");
 }
-
-}  // namespace
 
 void* device_allocate(std::size_t bytes) {
   void* p = nullptr;
   constexpr std::size_t kPage = std::size_t(2) << 20;
-  const std::size_t asked = page_per_allocation() ? (bytes + kPage - 1) / kPage * kPage : bytes;
+  static const bool paged = page_per_allocation_from(std::getenv("CUDABENCH_PAGE_PER_ALLOCATION"));
+  const std::size_t asked = paged ? (bytes + kPage - 1) / kPage * kPage : bytes;
   const cudaError_t status = cudaMalloc(&p, asked);
   if (status == cudaErrorMemoryAllocation) {
     cudaGetLastError();  // not sticky: clear it, or the next benchmark inherits it

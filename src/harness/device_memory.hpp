@@ -19,7 +19,13 @@ class OutOfMemory : public CudaError {
 };
 
 // cudaMalloc(bytes); throws OutOfMemory, or CudaError for any other failure.
+// With CUDABENCH_PAGE_PER_ALLOCATION=1 (an experiment: docs/precision.md,
+// "Launch path") every allocation is rounded up to whole 2 MiB pages.
 void* device_allocate(std::size_t bytes);
+
+// CUDABENCH_PAGE_PER_ALLOCATION's value: unset, "" or "0" off, "1" on; any
+// other value throws std::invalid_argument naming the variable.
+bool page_per_allocation_from(const char* value);
 
 // "48.0 GiB", "512.0 MiB", "1.5 KiB", "12 B".
 std::string format_bytes(double bytes);
