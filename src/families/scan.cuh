@@ -107,23 +107,25 @@ std::string scan_check(const T* x, const T* out, std::size_t n) {
 }
 
 // The device check of int32 prefix sums (restarting every `segment` elements,
-// 0: never): "" when right, else how many break the recurrence and the first
-// wrong element with its right value, in scan_check's words.
+// 0: never): "" when right, else the first wrong sum with its right value
+// (every element before the first break of the rule is right, so that value is
+// out[i-1] + in[i], or in[i] where a segment starts) and how many indices break
+// the rule (one wrong element breaks it at two indices, a lost carry at one).
 inline std::string prefix_sums_device_check(const int* in, const int* out, std::size_t n, std::size_t segment,
                                             cudaStream_t stream) {
   const WrongElements wrong = wrong_prefix_sums(in, out, n, segment, stream);
   if (wrong.count == 0) return "";
   const std::size_t i = wrong.first;
-  const bool starts = i == 0 || (segment != 0 && i % segment == 0);
   int got = 0, x = 0, before = 0;
   BENCH_CUDA_CHECK(cudaMemcpy(&got, out + i, sizeof got, cudaMemcpyDeviceToHost));
   BENCH_CUDA_CHECK(cudaMemcpy(&x, in + i, sizeof x, cudaMemcpyDeviceToHost));
-  if (!starts) BENCH_CUDA_CHECK(cudaMemcpy(&before, out + i - 1, sizeof before, cudaMemcpyDeviceToHost));
+  if (!segment_starts(i, segment))
+    BENCH_CUDA_CHECK(cudaMemcpy(&before, out + i - 1, sizeof before, cudaMemcpyDeviceToHost));
   const int want = static_cast<int>(static_cast<unsigned>(before) + static_cast<unsigned>(x));
   char msg[240];
   std::snprintf(msg, sizeof msg,
-                "prefix sums wrong from index %zu of %zu: expected %d, got %d (%zu elements break out[i] = "
-                "out[i-1] + in[i], checked on the device)",
+                "first wrong prefix sum at index %zu of %zu: expected %d, got %d; the rule out[i] = out[i-1] + "
+                "in[i] breaks at %zu indices (checked on the device)",
                 i, n, want, got, wrong.count);
   return msg;
 }

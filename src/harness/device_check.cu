@@ -9,8 +9,7 @@ struct PrefixSumRight {
   std::size_t segment;
   __device__ bool operator()(std::size_t i) const {
     const unsigned got = static_cast<unsigned>(out[i]), x = static_cast<unsigned>(in[i]);
-    const bool starts = i == 0 || (segment != 0 && i % segment == 0);
-    return got == (starts ? x : static_cast<unsigned>(out[i - 1]) + x);
+    return got == (segment_starts(i, segment) ? x : static_cast<unsigned>(out[i - 1]) + x);
   }
 };
 

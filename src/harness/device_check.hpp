@@ -6,7 +6,7 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
-#include <cuda_runtime_api.h>
+#include <cuda_runtime.h>
 
 #include <cstddef>
 
@@ -27,6 +27,11 @@ struct WrongElements {
 // out[first-1] + in[first].
 WrongElements wrong_prefix_sums(const int* in, const int* out, std::size_t n, std::size_t segment,
                                 cudaStream_t stream);
+
+// Whether a prefix sum restarts at index i (segments of `segment` elements, 0: one).
+__host__ __device__ inline bool segment_starts(std::size_t i, std::size_t segment) {
+  return i == 0 || (segment != 0 && i % segment == 0);
+}
 
 // 4-byte words of `got` that differ from `want` (both device memory).
 WrongElements wrong_words(const void* got, const void* want, std::size_t words, cudaStream_t stream);

@@ -75,7 +75,11 @@ struct Axis {
 class Case {
  public:
   virtual ~Case() = default;
-  // Enqueue the timed work on `stream` (no synchronisation inside).
+  // Enqueue the timed work on `stream` (no synchronisation inside). The same
+  // device work every call, all of it on `stream`: events timing captures one
+  // call into a CUDA graph and replays it (--launch=graph), so host-side state
+  // that changes from call to call is frozen at the capture. A call that works
+  // on the host says so (host_work) and is never captured.
   virtual void launch(cudaStream_t stream) = 0;
   // Run once on random non-zero data and compare with the reference.
   // Returns "" when correct, else a message with expected vs got.

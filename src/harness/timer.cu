@@ -67,7 +67,9 @@ std::atomic<LaunchMode> g_launch_mode{LaunchMode::graph};
 
 // Captures what `body` enqueues on `stream` (thread-local capture: a call that
 // is illegal in a graph, such as a synchronisation or cudaMalloc, fails the
-// capture) into an instantiated, uploaded graph.
+// capture) into an instantiated, uploaded graph. Throws Unsupported saying why
+// when it cannot be captured, or when it enqueued nothing on `stream` (its work
+// went elsewhere: a graph of it would time nothing).
 cudaGraphExec_t capture(cudaStream_t stream, const std::function<void()>& body) {
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
   BENCH_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
@@ -81,11 +83,13 @@ cudaGraphExec_t capture(cudaStream_t stream, const std::function<void()>& body) 
   const cudaError_t ended = cudaStreamEndCapture(stream, &graph);
   if (failure.empty() && ended != cudaSuccess)
     failure = std::string("cudaStreamEndCapture: ") + cudaGetErrorName(ended);
+  std::size_t nodes = 0;
+  if (failure.empty() && (cudaGraphGetNodes(graph, nullptr, &nodes) != cudaSuccess || nodes == 0))
+    failure = "it enqueued nothing on the timer's stream";
   if (!failure.empty()) {
     if (graph) cudaGraphDestroy(graph);
     cudaGetLastError();  // capture errors are not sticky: leave none behind
-    throw Unsupported("graph timing: the case cannot be captured into a CUDA graph (" + failure +
-                      "); time it with --timing=events");
+    throw Unsupported("the case cannot be captured into a CUDA graph (" + failure + ")");
   }
   cudaGraphExec_t exec = nullptr;
   const cudaError_t instantiated = cudaGraphInstantiate(&exec, graph, 0);
@@ -96,6 +100,15 @@ cudaGraphExec_t capture(cudaStream_t stream, const std::function<void()>& body) 
     BENCH_CUDA_CHECK(uploaded);
   }
   return exec;
+}
+
+// capture() for graph timing, whose refusal says what to use instead.
+cudaGraphExec_t capture_timed(cudaStream_t stream, const std::function<void()>& body) {
+  try {
+    return capture(stream, body);
+  } catch (const Unsupported& e) {
+    throw Unsupported(std::string("graph timing: ") + e.what() + "; time it with --timing=events");
+  }
 }
 
 // A replay, warmed once (the first launch of a graph costs more).
@@ -319,16 +332,17 @@ TimedLaunch::TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode m
   if (timing_mode() == TimingMode::graph) graph_ = std::make_unique<GraphTiming>(timer, launch_, mode);
   if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && !host_work) {
     const cudaStream_t s = timer.stream();
-    for (const Launch& call : calls) {
-      cudaGraphExec_t exec = nullptr;
-      try {
-        exec = capture(s, [&] { call(s); });
-      } catch (const Unsupported&) {
-        release_call_graphs();  // cannot be captured (it synchronises, allocates, ...): the stream
-        return;
+    try {
+      for (const Launch& call : calls) {
+        call_graphs_.push_back(capture(s, [&] { call(s); }));
+        warm(call_graphs_.back(), s);  // the first launch of a graph costs more
       }
-      call_graphs_.push_back(exec);
-      warm(exec, s);  // the first launch of a graph costs more
+    } catch (const Unsupported& e) {
+      release_call_graphs();  // cannot be captured (it synchronises, allocates, ...): the stream
+      stream_reason_ = e.what();
+    } catch (...) {
+      release_call_graphs();  // a failed CUDA call: no graph left behind
+      throw;
     }
   }
 }
@@ -354,14 +368,14 @@ GraphTiming::GraphTiming(GpuTimer& timer, const Launch& launch, CacheMode mode, 
   }
   const cudaStream_t s = timer.stream();
   try {
-    work_ = capture(s, [&] {
+    work_ = capture_timed(s, [&] {
       for (int k = 0; k < launches_; ++k) {
         if (mode == CacheMode::cold) timer.flush_l2(s);
         launch(s);
       }
     });
     if (mode == CacheMode::cold) {
-      flushes_ = capture(s, [&] {
+      flushes_ = capture_timed(s, [&] {
         for (int k = 0; k < launches_; ++k) timer.flush_l2(s);
       });
       warm(flushes_, s);
@@ -403,7 +417,7 @@ double GraphTiming::per_launch_seconds() {
 
 double GraphTiming::replay_seconds(GpuTimer& timer, const Launch& launch, int launches) {
   const cudaStream_t s = timer.stream();
-  cudaGraphExec_t exec = capture(s, [&] {
+  cudaGraphExec_t exec = capture_timed(s, [&] {
     for (int k = 0; k < launches; ++k) launch(s);
   });
   try {

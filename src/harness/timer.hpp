@@ -47,6 +47,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -221,6 +222,8 @@ class TimedLaunch {
   // How each sample reaches the GPU: graph (a captured call or graph timing's
   // replays) or stream.
   LaunchMode launched_as() const { return !call_graphs_.empty() || graph_ ? LaunchMode::graph : LaunchMode::stream; }
+  // Why --launch=graph fell back to the stream ("" when it did not).
+  const std::string& stream_reason() const { return stream_reason_; }
 
  private:
   friend class GpuTimer;
@@ -230,6 +233,7 @@ class TimedLaunch {
   std::unique_ptr<GraphTiming> graph_;
   std::vector<cudaGraphExec_t> call_graphs_;  // events mode, --launch=graph: each call captured once
   std::size_t next_graph_ = 0;                 // the one the next sample launches
+  std::string stream_reason_;
   void release_call_graphs();
 };
 

@@ -393,6 +393,34 @@ TEST_F(Timer, EventsLaunchEachCallAsACapturedGraph) {
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
 
+// A call that puts its work on another stream leaves the capture empty: a
+// graph of it would time nothing, so it goes to the stream and says why; one
+// that synchronises says that instead.
+TEST_F(Timer, CallsThatCannotBeCapturedGoToTheStreamSayingWhy) {
+  GpuTimer timer(*query_device(nullptr));
+  cudaStream_t other = nullptr;
+  BENCH_CUDA_CHECK(cudaStreamCreateWithFlags(&other, cudaStreamNonBlocking));
+  {
+    TimedLaunch elsewhere(timer, {[other](cudaStream_t) { launch_empty(other); }}, CacheMode::cold, false);
+    EXPECT_EQ(elsewhere.launched_as(), LaunchMode::stream);
+    EXPECT_NE(elsewhere.stream_reason().find("it enqueued nothing on the timer's stream"), std::string::npos)
+        << elsewhere.stream_reason();
+    TimedLaunch syncing(timer, {[](cudaStream_t s) {
+                          launch_empty(s);
+                          BENCH_CUDA_CHECK(cudaStreamSynchronize(s));
+                        }},
+                        CacheMode::cold, false);
+    EXPECT_EQ(syncing.launched_as(), LaunchMode::stream);
+    EXPECT_NE(syncing.stream_reason().find("cannot be captured"), std::string::npos) << syncing.stream_reason();
+    TimedLaunch fine(timer, {launch_empty, launch_empty}, CacheMode::cold, false);
+    EXPECT_EQ(fine.launched_as(), LaunchMode::graph);
+    EXPECT_EQ(fine.stream_reason(), "");
+  }
+  BENCH_CUDA_CHECK(cudaStreamSynchronize(other));
+  BENCH_CUDA_CHECK(cudaStreamDestroy(other));
+  EXPECT_EQ(cudaGetLastError(), cudaSuccess);
+}
+
 // A real declaration (CUB's reduction at 2^20) through the sampler, with its
 // counters derived from the median.
 TEST_F(Timer, SamplingReportsTheMedianAndItsInterval) {
@@ -422,7 +450,6 @@ TEST_F(Timer, SamplingReportsTheMedianAndItsInterval) {
 // launched from the stream (a captured call would be the same call each time):
 // the tests that use it set --launch=stream.
 Declaration alternating() {
-  set_launch_mode(LaunchMode::stream);
   return scripted("alternating", [](const Point&) {
     auto calls = std::make_shared<int>(0);
     return make_scripted([calls](cudaStream_t s) { launch_spin(s, (*calls)++ % 2 ? 60'000 : 20'000); });
@@ -435,6 +462,7 @@ TEST_F(Timer, TinyMaxTimeStopsOnTime) {
   RunnerOptions options;
   options.sampling.max_time_seconds = 1e-6;
   Runner runner(*query_device(nullptr), CacheMode::hot, options);
+  set_launch_mode(LaunchMode::stream);  // the alternation is the host's (alternating())
   const auto j = run_through_benchmark({alternating()}, runner);
   const auto& b = j["benchmarks"][0];
   expect_sampled(b, kMinSamplesForInterval);
@@ -532,6 +560,7 @@ TEST_F(Timer, SampleCapStopsOnSamples) {
   options.sampling.min_samples = 8;
   options.sampling.max_samples = 8;
   Runner runner(*query_device(nullptr), CacheMode::hot, options);
+  set_launch_mode(LaunchMode::stream);  // the alternation is the host's (alternating())
   const auto j = run_through_benchmark({alternating()}, runner);
   const auto& b = j["benchmarks"][0];
   expect_sampled(b, 8);

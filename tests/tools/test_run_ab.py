@@ -332,6 +332,10 @@ def test_a_side_from_before_launch_makes_the_other_launch_on_the_stream(launch_r
     r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--launch=graph")
     assert r.returncode == 2 and calls == []
     assert "==> --launch=graph: the other side's cuda_bench predates --launch" in r.stderr
+    # Graph timing replays graphs on both sides: nothing is added.
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--rounds", "2", "--timing=graph")
+    assert r.returncode == 0, r.stderr
+    assert calls and all("--timing=graph" in c and "--launch" not in c for c in calls), calls
     # Two sides that both know --launch get the user's options alone.
     r, calls = run_ab_script(repo, "HEAD", "HEAD", "--rounds", "2")
     assert r.returncode == 0, r.stderr

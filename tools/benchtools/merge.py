@@ -5,7 +5,8 @@
 One binary holds one CCCL, so a comparison of CCCL versions is two runs, one per
 build, on the same board; this joins them so that one file (and its chart) holds
 both. The files must name one board (the same context gpu_uuid) and one way of
-timing (timing_mode, cache_mode); otherwise it refuses (exit 2, one line).
+timing (cache mode, timing mode, launch: benchtools.noise.TIMING_CONDITIONS); otherwise it refuses
+(exit 2, one line).
 
 Every benchmark gets (or keeps) a "cccl_version" field: its file's context's.
 A declaration that an earlier file also has (cub_device_reduce in both builds)
@@ -26,14 +27,13 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import Parser, check_writable, write_text
+from benchtools.noise import TIMING_CONDITIONS, conditions
 from benchtools.results import ResultsError, load_results, parse_name, read_text
 
 TAG = "@cccl"
 _VERSION = re.compile(r"^[0-9a-z][0-9a-z_.]*$")
 # Context keys that say what a number means: files that differ in them are not one comparison.
-SAME_TIMING = ("timing_mode", "cache_mode", "launch_mode")
-# A context without launch_mode predates --launch: its calls went to the stream.
-_ABSENT_MEANS = {"launch_mode": "stream"}
+
 
 
 def split_variant(variant: str) -> Tuple[str, Optional[str]]:
@@ -60,10 +60,10 @@ def _check_one_board(docs: Sequence[Tuple[str, dict]]) -> None:
         if theirs["gpu_uuid"] != ours["gpu_uuid"]:
             raise ResultsError(f"{path} measured board {theirs['gpu_uuid']}, {first_path} board {ours['gpu_uuid']}: "
                                "bench-merge joins files of one board")
-        for key in SAME_TIMING:
-            mine, yours = (c.get(key, _ABSENT_MEANS.get(key)) for c in (ours, theirs))
+        for label in TIMING_CONDITIONS:
+            mine, yours = (conditions(c)[label] for c in (ours, theirs))
             if mine != yours:
-                raise ResultsError(f"{path} has {key} {yours!r}, {first_path} {mine!r}: "
+                raise ResultsError(f"{path} has {label} {yours!r}, {first_path} {mine!r}: "
                                    "merging them would compare times that mean different things")
 
 

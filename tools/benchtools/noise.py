@@ -125,6 +125,11 @@ CONDITIONS = (
 )
 
 
+# The conditions that say how a number was timed (the rest say where and what):
+# two runs that differ in one of them time different things.
+TIMING_CONDITIONS = ("cache mode", "timing mode", "launch")
+
+
 def conditions(context: dict) -> Dict[str, Optional[str]]:
     return {label: (None if get(context) is None else str(get(context))) for label, get in CONDITIONS}
 
