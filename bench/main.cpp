@@ -51,8 +51,9 @@ Harness options (Google Benchmark's --benchmark_* flags work as usual):
   --launch=graph|stream    events timing: graph (default) launches each call as
                            a one-call CUDA graph captured once (its commands
                            already on the device: processes agree better);
-                           stream: the call's own launches each time. Host work
-                           and calls that cannot be captured use the stream
+                           stream: the call's own launches each time. Host work,
+                           calls that cannot be captured and copy_memcpy (a
+                           copy-engine node in a graph) use the stream
 Sampling (docs/precision.md): each benchmark is set up once, then timed one call
 at a time until the 95% interval of its median is within the precision; its
 time is that median, its JSON says samples, ci_low, ci_high and stop_reason.

@@ -62,6 +62,8 @@ namespace bench {
 struct KernelVariant {
   static constexpr Role role = Role::kernel;
   static constexpr bool host_work = false;
+  // False for a call that a CUDA graph would run differently (Case::capturable).
+  static constexpr bool capturable = true;
   static constexpr bool reference = false;
   template <class A>
   static std::size_t workspace_bytes(const A&) {
@@ -185,6 +187,7 @@ class VariantCase : public Case {
     V::launch(args_);
   }
   bool host_work() const override { return V::host_work; }
+  bool capturable() const override { return V::capturable; }
 
  protected:
   VariantCase(const Point& p, bool host_inputs) : point_(p), args_(args_for<F, T>(p, host_inputs)) {}
@@ -322,6 +325,7 @@ Declaration declaration(const VariantSpec& spec) {
   d.extra = [](const Point& p) { return V::template extra_traffic<T>(p); };
   d.role = V::role;
   d.host_work = V::host_work;
+  d.capturable = V::capturable;
   d.is_reference = V::reference;
   d.inputs = F::inputs;
   d.array_output = F::array_output;

@@ -317,7 +317,7 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
 // ---- a launch made ready for sampling ------------------------------------------------
 
 TimedLaunch::TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work,
-                         int warmup_launches)
+                         int warmup_launches, bool capturable)
     : mode_(mode), host_work_(host_work) {
   if (calls.empty()) throw std::invalid_argument("TimedLaunch: no call to time");
   // One call per sample, the calls in turn (a case's placements).
@@ -330,7 +330,7 @@ TimedLaunch::TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode m
   BENCH_CUDA_CHECK(cudaStreamSynchronize(timer.stream()));
   BENCH_CUDA_CHECK(cudaGetLastError());
   if (timing_mode() == TimingMode::graph) graph_ = std::make_unique<GraphTiming>(timer, launch_, mode);
-  if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && !host_work) {
+  if (timing_mode() == TimingMode::events && launch_mode() == LaunchMode::graph && !host_work && capturable) {
     const cudaStream_t s = timer.stream();
     try {
       for (const Launch& call : calls) {

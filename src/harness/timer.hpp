@@ -212,7 +212,9 @@ class TimedLaunch {
   // or that cannot be captured; CudaError for a failed call. In events mode
   // with --launch=graph, each call is captured once unless it does host work
   // or a capture fails (then every call goes to the stream).
-  TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work, int warmup_launches = 2);
+  // A call that is not `capturable` (Case::capturable) goes to the stream too.
+  TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work, int warmup_launches = 2,
+              bool capturable = true);
   ~TimedLaunch();
   TimedLaunch(const TimedLaunch&) = delete;
   TimedLaunch& operator=(const TimedLaunch&) = delete;

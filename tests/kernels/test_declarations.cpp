@@ -92,6 +92,8 @@ TEST(Declarations, RolesAndHostWorkAreDeclared) {
   EXPECT_EQ(find("vector_add/f32/thrust_transform").role, Role::library);
   EXPECT_EQ(find("reduce_sum/i32/block_reduce_cub").role, Role::kernel);  // a hand-written kernel using cub::BlockReduce
   EXPECT_EQ(find("ceiling/f32/copy_memcpy").role, Role::library);
+  // cudaMemcpyAsync would become a copy-engine node in a graph: it alone is launched on the stream.
+  for (const auto& d : declarations()) EXPECT_EQ(d.capturable, d.id() != "ceiling/f32/copy_memcpy") << d.id();
   EXPECT_EQ(find("ceiling/f32/read_vec16").role, Role::kernel);
 }
 
