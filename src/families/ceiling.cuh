@@ -33,7 +33,6 @@ class CeilingCase final : public Case {
   explicit CeilingCase(const Point& p) : v_(make(p)) {}
   void launch(cudaStream_t s) override { v_.launch(s); }
   std::string verify(cudaStream_t s) override { return v_.verify(s); }
-  bool capturable() const override { return V::capturable; }
 
  private:
   // A ceiling that reads the shared dataset takes the point's placement too.

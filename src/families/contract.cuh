@@ -62,7 +62,7 @@ namespace bench {
 struct KernelVariant {
   static constexpr Role role = Role::kernel;
   static constexpr bool host_work = false;
-  // False for a call that a CUDA graph would run differently (Case::capturable).
+  // False for a call that a CUDA graph would run differently (Declaration::capturable).
   static constexpr bool capturable = true;
   static constexpr bool reference = false;
   template <class A>
@@ -187,7 +187,6 @@ class VariantCase : public Case {
     V::launch(args_);
   }
   bool host_work() const override { return V::host_work; }
-  bool capturable() const override { return V::capturable; }
 
  protected:
   VariantCase(const Point& p, bool host_inputs) : point_(p), args_(args_for<F, T>(p, host_inputs)) {}

@@ -53,6 +53,17 @@ void host_add(const T* a, const T* b, T* out, std::size_t n) {
   }
 }
 
+// The verdict on `wrong` of n sums, the first at index `at` (a + b, got out).
+template <class T>
+std::string add_mismatch(std::size_t wrong, std::size_t n, std::size_t at, T a, T b, T out) {
+  T want;
+  host_add(&a, &b, &want, 1);
+  char msg[240];
+  std::snprintf(msg, sizeof msg, "%zu of %zu elements wrong; first at index %zu: %.9g + %.9g expected %.9g, got %.9g",
+                wrong, n, at, widen(a), widen(b), widen(want), widen(out));
+  return msg;
+}
+
 // "" when every out[i] equals round(a[i] + b[i]); else the count and the first mismatch.
 template <class T>
 std::string add_check(const T* a, const T* b, const T* out, std::size_t n) {
@@ -76,12 +87,7 @@ std::string add_check(const T* a, const T* b, const T* out, std::size_t n) {
   std::size_t total = 0, at = n;
   for (unsigned c = 0; c < chunks; ++c) total += bad[c], at = std::min(at, first[c]);
   if (total == 0) return "";
-  T want;
-  host_add(a + at, b + at, &want, 1);
-  char msg[240];
-  std::snprintf(msg, sizeof msg, "%zu of %zu elements wrong; first at index %zu: %.9g + %.9g expected %.9g, got %.9g",
-                total, n, at, widen(a[at]), widen(b[at]), widen(want), widen(out[at]));
-  return msg;
+  return add_mismatch(total, n, at, a[at], b[at], out[at]);
 }
 
 struct VectorAdd : ArrayFamily<VectorAdd> {
@@ -112,17 +118,11 @@ struct VectorAdd : ArrayFamily<VectorAdd> {
     const WrongElements wrong = wrong_sums(x.a, x.b, got, n, stream);
     if (wrong.count == 0) return "";
     const std::size_t i = wrong.first;
-    T a{}, b{}, out{}, want{};
+    T a{}, b{}, out{};
     BENCH_CUDA_CHECK(cudaMemcpy(&a, x.a + i, sizeof(T), cudaMemcpyDeviceToHost));
     BENCH_CUDA_CHECK(cudaMemcpy(&b, x.b + i, sizeof(T), cudaMemcpyDeviceToHost));
     BENCH_CUDA_CHECK(cudaMemcpy(&out, got + i, sizeof(T), cudaMemcpyDeviceToHost));
-    host_add(&a, &b, &want, 1);
-    char msg[260];
-    std::snprintf(msg, sizeof msg,
-                  "%zu of %zu elements wrong; first at index %zu: %.9g + %.9g expected %.9g, got %.9g (checked on the "
-                  "device)",
-                  wrong.count, n, i, widen(a), widen(b), widen(want), widen(out));
-    return msg;
+    return add_mismatch(wrong.count, n, i, a, b, out) + " (checked on the device)";
   }
 };
 

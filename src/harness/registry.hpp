@@ -88,11 +88,6 @@ class Case {
   // a copy of the result to the host, a CPU reference): the timer then makes
   // sure all of that host time is measured.
   virtual bool host_work() const { return false; }
-  // False when a CUDA graph of the call would time something else than the
-  // call on a stream: a device-to-device cudaMemcpyAsync becomes a copy-engine
-  // node in a graph, 22% slower at 2^30 on an H100 than the stream's copy. Such
-  // a call is always launched on the stream (its JSON says launch "stream").
-  virtual bool capturable() const { return true; }
 };
 
 struct Declaration {
@@ -106,7 +101,11 @@ struct Declaration {
   std::size_t max_n = std::size_t(1) << 40;
   Role role = Role::kernel;
   bool host_work = false;     // works on the host inside the timed region
-  bool capturable = true;     // a CUDA graph of the call times the call (Case::capturable)
+  // False when a CUDA graph of the call would time something else than the
+  // call on a stream: a device-to-device cudaMemcpyAsync becomes a copy-engine
+  // node in a graph, 22% slower at 2^30 on an H100 than the stream's copy. Such
+  // a call is always launched on the stream (its JSON says launch "stream").
+  bool capturable = true;
   bool is_reference = false;  // the reference of its family for its type
   int inputs = 0;             // input arrays the case reads (Point::in_offset)
   bool array_output = false;  // the case writes an n-element array (Point::out_offset)

@@ -217,7 +217,7 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
         for (const auto& c : cases[i]) calls.push_back([c = c.get()](cudaStream_t s) { c->launch(s); });
         const bool host = cases[i].front()->host_work();
         timed[i] = std::make_unique<TimedLaunch>(timer_, std::move(calls), cache_, host, std::max(2, placements),
-                                                 cases[i].front()->capturable());
+                                                 m.decl->capturable);
         if (!timed[i]->stream_reason().empty())
           std::fprintf(stderr, "cuda_bench: %s: launched on the stream: %s\n", m.name.c_str(),
                        timed[i]->stream_reason().c_str());

@@ -264,12 +264,7 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
           pool_.emplace_back(start, stop);
         }
         const auto& [start, stop] = pool_[pending.size()];
-        if (!t.call_graphs_.empty()) {
-          const cudaGraphExec_t exec = t.call_graphs_[t.next_graph_++ % t.call_graphs_.size()];
-          enqueue_sample([exec](cudaStream_t s) { replay(exec, s); }, t.mode_, false, start, stop);
-        } else {
-          enqueue_sample(t.launch_, t.mode_, false, start, stop);
-        }
+        enqueue_sample(t.launch_, t.mode_, false, start, stop);
         pending.push_back(m);
       }
     }
@@ -337,6 +332,10 @@ TimedLaunch::TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode m
         call_graphs_.push_back(capture(s, [&] { call(s); }));
         warm(call_graphs_.back(), s);  // the first launch of a graph costs more
       }
+      // From here each sample replays the next call's graph, in the same turn.
+      launch_ = [graphs = call_graphs_, next = std::size_t{0}](cudaStream_t stream) mutable {
+        replay(graphs[next++ % graphs.size()], stream);
+      };
     } catch (const Unsupported& e) {
       release_call_graphs();  // cannot be captured (it synchronises, allocates, ...): the stream
       stream_reason_ = e.what();

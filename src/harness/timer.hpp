@@ -212,7 +212,7 @@ class TimedLaunch {
   // or that cannot be captured; CudaError for a failed call. In events mode
   // with --launch=graph, each call is captured once unless it does host work
   // or a capture fails (then every call goes to the stream).
-  // A call that is not `capturable` (Case::capturable) goes to the stream too.
+  // A call that is not `capturable` (Declaration::capturable) goes to the stream too.
   TimedLaunch(GpuTimer& timer, std::vector<Launch> calls, CacheMode mode, bool host_work, int warmup_launches = 2,
               bool capturable = true);
   ~TimedLaunch();
@@ -233,8 +233,7 @@ class TimedLaunch {
   CacheMode mode_;
   bool host_work_;
   std::unique_ptr<GraphTiming> graph_;
-  std::vector<cudaGraphExec_t> call_graphs_;  // events mode, --launch=graph: each call captured once
-  std::size_t next_graph_ = 0;                 // the one the next sample launches
+  std::vector<cudaGraphExec_t> call_graphs_;  // events mode, --launch=graph: each call captured once (launch_ replays them)
   std::string stream_reason_;
   void release_call_graphs();
 };

@@ -415,7 +415,7 @@ TEST_F(Timer, CallsThatCannotBeCapturedGoToTheStreamSayingWhy) {
     TimedLaunch fine(timer, {launch_empty, launch_empty}, CacheMode::cold, false);
     EXPECT_EQ(fine.launched_as(), LaunchMode::graph);
     EXPECT_EQ(fine.stream_reason(), "");
-    // A call declared not capturable (Case::capturable) is not tried.
+    // A call declared not capturable (Declaration::capturable) is not tried.
     TimedLaunch declared(timer, {launch_empty}, CacheMode::cold, false, 2, /*capturable=*/false);
     EXPECT_EQ(declared.launched_as(), LaunchMode::stream);
     EXPECT_EQ(declared.stream_reason(), "");

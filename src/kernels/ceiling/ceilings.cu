@@ -4,7 +4,6 @@
 // pipeline latency), ITER iterations, one store per thread so nothing is dead.
 #include <cuda_fp16.h>
 
-#include <atomic>
 #include <cmath>
 #include <cstring>
 #include <vector>
@@ -14,7 +13,6 @@
 #include "common/launch.cuh"
 #include "common/ops.cuh"
 #include "harness/device_check.cuh"
-#include "harness/parallel.hpp"
 #include "families/ceiling.cuh"
 
 namespace bench::ceiling {

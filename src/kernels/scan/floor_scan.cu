@@ -4,12 +4,10 @@
 //   floor_scan_fixed  one compiled block x items pair per benchmark (the sweep)
 // and its bound without the look-back, as a ceiling:
 //   ceiling/i32/scan_tiles  floor_scan::tiles_only (its data path alone)
-#include <atomic>
 
 #include "common/axes.hpp"
 #include "families/ceiling.cuh"
 #include "families/scan.cuh"
-#include "harness/parallel.hpp"
 #include "kernels/scan/floor_scan.cuh"
 
 namespace bench::scan {
