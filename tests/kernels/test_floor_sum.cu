@@ -3,7 +3,9 @@
 // determinism of float sums over 100 calls, every head/tail split, n = 0, the
 // caller-workspace overload with two streams at once (left zero-filled), the
 // choice by n across its size classes, grids past one wave and both sides of
-// it, integer carries through the atomic combine, and clear refusals.
+// it, integer carries through the atomic combine, half and bfloat16 inputs
+// summed in float (exactly, on small integers; bitwise alike from call to
+// call), and clear refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -275,6 +277,70 @@ TEST_F(FloorSum, BothSidesOfTheOneWaveEdge) {
   }
 }
 
+// Half and bfloat16 inputs, summed in float, 8 to a 16-byte vector: on small
+// integers (-2 .. 2, exact in both types, every partial sum exact in float)
+// the sum must be exact for every head/tail split (offsets 0-7 elements), the
+// tile kernel, the tile per block and the grid, every compiled pair at the
+// edges of its one-block tile, auto and fixed. Random data: bitwise identical
+// over 100 calls.
+template <class H>
+void halves_exact_and_deterministic(cudaStream_t stream) {
+  const std::size_t top = (std::size_t{1} << 22) + 13;
+  std::vector<H> host(top + 8);
+  for (std::size_t i = 0; i < host.size(); ++i) host[i] = H(static_cast<float>(static_cast<int>(i * 2654435761u % 5) - 2));
+  DeviceBuffer<H> in(host.size());
+  DeviceBuffer<float> out(1);
+  ASSERT_EQ(cudaMemcpy(in.get(), host.data(), host.size() * sizeof(H), cudaMemcpyHostToDevice), cudaSuccess);
+  auto fetch = [&] {
+    float got = 0;
+    EXPECT_EQ(cudaMemcpyAsync(&got, out.get(), sizeof(float), cudaMemcpyDeviceToHost, stream), cudaSuccess);
+    EXPECT_EQ(cudaStreamSynchronize(stream), cudaSuccess);
+    return got;
+  };
+  auto sum = [&](std::size_t offset, std::size_t n, Config cfg) {
+    EXPECT_EQ(cudaMemsetAsync(out.get(), 0xA5, sizeof(float), stream), cudaSuccess);
+    EXPECT_EQ(floor_sum(in.get() + offset, n, out.get(), stream, cfg), cudaSuccess);
+    return fetch();
+  };
+  auto want = [&](std::size_t offset, std::size_t n) {
+    long long s = 0;
+    for (std::size_t i = 0; i < n; ++i) s += static_cast<long long>(static_cast<float>(host[offset + i]));
+    return static_cast<float>(s);
+  };
+  for (std::size_t offset = 0; offset < 8; ++offset) {
+    for (std::size_t n = 0; n <= 40; ++n) ASSERT_EQ(sum(offset, n, Config{}), want(offset, n)) << "n " << n << " offset " << offset;
+    for (std::size_t n : {std::size_t{4096}, std::size_t{4099}, std::size_t{1} << 16, (std::size_t{1} << 20) + 5, top})
+      EXPECT_EQ(sum(offset, n, Config{}), want(offset, n)) << "n " << n << " offset " << offset;
+  }
+  for (int block : {128, 256, 512, 1024}) {
+    for (int batch : {1, 2, 4, 8}) {
+      const std::size_t tile = static_cast<std::size_t>(block) * batch * 8;
+      for (std::size_t n : {tile - 1, tile, tile + 1, tile + 9, top})
+        for (std::size_t offset : {0, 3})
+          EXPECT_EQ(sum(offset, n, Config{block, batch}), want(offset, n))
+              << block << "/" << batch << " n " << n << " offset " << offset;
+    }
+  }
+  for (std::size_t n : {std::size_t{4099}, std::size_t{1} << 20, (std::size_t{1} << 24) + 5}) {
+    for (std::size_t offset : {0, 1}) {
+      SCOPED_TRACE("random data, n " + std::to_string(n) + " offset " + std::to_string(offset));
+      const H* data = random_dataset<H>(n + offset).device.get() + offset;
+      ASSERT_EQ(floor_sum(data, n, out.get(), stream), cudaSuccess);
+      const float first = fetch();
+      for (int call = 1; call < 100; ++call) {
+        ASSERT_EQ(floor_sum(data, n, out.get(), stream), cudaSuccess);
+        const float again = fetch();
+        ASSERT_EQ(std::memcmp(&first, &again, sizeof(float)), 0) << "call " << call << ": " << first << " vs " << again;
+      }
+    }
+  }
+}
+
+TEST_F(FloorSum, HalvesAreSummedInFloatExactlyAndDeterministically) { halves_exact_and_deterministic<__half>(stream_); }
+TEST_F(FloorSum, Bfloat16sAreSummedInFloatExactlyAndDeterministically) {
+  halves_exact_and_deterministic<__nv_bfloat16>(stream_);
+}
+
 TEST_F(FloorSum, RefusesWhatItCannotDoWithoutLaunching) {
   const auto& data = random_dataset<int>(1000);
   DeviceBuffer<int> out(1);
@@ -287,6 +353,12 @@ TEST_F(FloorSum, RefusesWhatItCannotDoWithoutLaunching) {
   EXPECT_EQ(floor_sum(in, 1000, out.get(), ws.get() + 4, 4000, stream_), cudaErrorInvalidValue);  // misaligned
   EXPECT_EQ(floor_sum(in, 1000, out.get(), ws.get(), 8, stream_), cudaErrorInvalidValue);         // too small
   EXPECT_EQ(floor_sum(in, 1000, out.get(), stream_, Config{256, 0}), cudaErrorInvalidValue);  // half auto
+  const auto& halves = random_dataset<__half>(1000);
+  DeviceBuffer<float> fout(1);
+  EXPECT_EQ(floor_sum(halves.device.get(), 1000, fout.get() + 0, stream_), cudaSuccess);
+  EXPECT_EQ(floor_sum(reinterpret_cast<const __half*>(reinterpret_cast<const char*>(halves.device.get()) + 1), 999,
+                      fout.get(), stream_),
+            cudaErrorInvalidValue);  // not 2-byte aligned
   EXPECT_EQ(cudaGetLastError(), cudaSuccess) << "a refusal leaves no CUDA error behind";
 }
 

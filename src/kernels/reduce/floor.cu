@@ -23,12 +23,12 @@ constexpr launch_floor::Config kDefault{256, 4};  // the read ceiling's shape
 
 }  // namespace
 
-BENCH_DECLARE(ReduceSum, FloorSum, SumTypes, "floor_sum",
+BENCH_DECLARE(ReduceSum, FloorSum, AllSumTypes, "floor_sum",
                      "launch floor: one launch, no memset, block/batch by n; 16-byte loads, `batch` in flight per "
-                     "thread, head/tail by element; blocks publish (flag|value) in one relaxed store, block 0 polls "
-                     "and adds them in index order, clears them; deterministic",
+                     "thread, head/tail by element (halves summed in float); blocks publish (flag|value) in one "
+                     "relaxed store, block 0 polls and adds them in index order, clears them; deterministic",
               {}, {});
-BENCH_DECLARE(ReduceSum, FloorSumFixed, SumTypes, "floor_sum_fixed",
+BENCH_DECLARE(ReduceSum, FloorSumFixed, AllSumTypes, "floor_sum_fixed",
                      "floor_sum with a fixed compiled block x batch (the sweep behind floor_sum's table)",
                      sequence_axis(launch_floor::BlockSizes{}, kDefault.block),
                      sequence_axis(launch_floor::Batches{}, kDefault.batch));

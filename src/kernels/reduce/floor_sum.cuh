@@ -1,11 +1,13 @@
 // floor_sum: a device-wide sum that costs one kernel launch and nothing else.
 //
-//   cudaError_t bench::launch_floor::floor_sum(const T* in, size_t n, T* out, cudaStream_t stream, Config = {});
-//   cudaError_t bench::launch_floor::floor_sum(const T* in, size_t n, T* out, void* workspace,
+//   cudaError_t bench::launch_floor::floor_sum(const T* in, size_t n, S* out, cudaStream_t stream, Config = {});
+//   cudaError_t bench::launch_floor::floor_sum(const T* in, size_t n, S* out, void* workspace,
 //                                              size_t workspace_bytes, cudaStream_t stream, Config = {});
 //
-// T: int, unsigned, float, double (any 4- or 8-byte arithmetic type); integers
-// wrap in two's complement. Any n (0 writes 0), any T-aligned input pointer.
+// T: int, unsigned, float, double (any 4- or 8-byte arithmetic type), S = T;
+// or __half, __nv_bfloat16, summed in float, S = float (as
+// cub::DeviceReduce::Sum gives into a float output). Integers wrap in two's
+// complement. Any n (0 writes 0), any T-aligned input pointer.
 // The caller never clears anything: no memset before a call, no second pass.
 // Config{} (the default) picks block, batch and grid from n (kAuto,
 // launch_floor.cuh); an explicit Config runs that compiled kernel (the
@@ -17,24 +19,52 @@
 //     that carries the value and the count together (kTicket);
 //   - floats publish (flag << 32 | value bits) in one relaxed 8-byte store;
 //     8-byte T publish the value, then the flag word with release;
-//   - a 16-byte vector's elements are added pairwise.
-// Integer sums are exact mod 2^bits in any order; float sums are bitwise
-// identical from call to call.
+//   - a 16-byte vector's elements are added pairwise (halves widened to
+//     float first, two at a time).
+// Integer sums are exact mod 2^bits in any order; float sums (and the float
+// sums of halves) are bitwise identical from call to call.
 //
 // Independent of the benchmark harness: only CUDA and libcu++ headers.
 #pragma once
+
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include "kernels/reduce/launch_floor.cuh"
 
 namespace bench::launch_floor {
 
+namespace detail {
+
+// 2-byte floating inputs are summed in float.
+template <class T>
+inline constexpr bool kHalfInput = std::is_same_v<T, __half> || std::is_same_v<T, __nv_bfloat16>;
+template <class T>
+using SumOf = std::conditional_t<kHalfInput<T>, float, T>;
+
+// Two 2-byte floats (one 32-bit word of a vector) widened to float.
+template <class T>
+__device__ inline float2 widen2(unsigned bits) {
+  if constexpr (std::is_same_v<T, __half>) {
+    __half2 h;
+    std::memcpy(&h, &bits, 4);
+    return __half22float2(h);
+  } else {
+    __nv_bfloat162 h;
+    std::memcpy(&h, &bits, 4);
+    return __bfloat1622float2(h);
+  }
+}
+
+}  // namespace detail
+
 template <class T>
 struct SumPolicy {
-  static_assert(std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
-                "floor_sum sums 4- or 8-byte arithmetic types");
+  static_assert((std::is_arithmetic_v<T> && (sizeof(T) == 4 || sizeof(T) == 8)) || detail::kHalfInput<T>,
+                "floor_sum sums 4- or 8-byte arithmetic types, __half or __nv_bfloat16");
   using In = T;
-  using Value = T;
-  using Out = T;
+  using Value = detail::SumOf<T>;
+  using Out = Value;
   using Vec = uint4;
   static constexpr bool kTicket = std::is_integral_v<T> && sizeof(T) == 4;
   static constexpr int kInputs = 1;
@@ -50,31 +80,37 @@ struct SumPolicy {
   template <class I>
   __device__ Value reduce(const Vec& v, I) const {
     constexpr int kCount = 16 / sizeof(T);
-    T e[kCount];
-    std::memcpy(e, &v, 16);
-    if constexpr (kCount == 4) {
+    if constexpr (detail::kHalfInput<T>) {
+      const float2 a = detail::widen2<T>(v.x), b = detail::widen2<T>(v.y), c = detail::widen2<T>(v.z),
+                   d = detail::widen2<T>(v.w);
+      return ((a.x + a.y) + (b.x + b.y)) + ((c.x + c.y) + (d.x + d.y));
+    } else if constexpr (kCount == 4) {
+      T e[kCount];
+      std::memcpy(e, &v, 16);
       return detail::add(detail::add(e[0], e[1]), detail::add(e[2], e[3]));
     } else {
+      T e[kCount];
+      std::memcpy(e, &v, 16);
       return detail::add(e[0], e[1]);
     }
   }
   template <class I>
   __device__ Value element(const In* in, I i) const {
-    return in[i];
+    return static_cast<Value>(in[i]);
   }
   __device__ Value shfl_down(Value v, int offset) const { return __shfl_down_sync(0xFFFFFFFFu, v, offset); }
 
-  // Slots: 4-byte T packed (flag << 32 | value bits); 8-byte T flagged (word 0
-  // the value, word 1 = 1 with release).
-  __device__ bool packed() const { return sizeof(T) == 4; }
-  __device__ unsigned long long pack(Value v) const { return detail::Packed4<T>::pack(v); }
-  __device__ bool unpack(unsigned long long w, Value* v) const { return detail::Packed4<T>::unpack(w, v); }
+  // Slots: a 4-byte Value packed (flag << 32 | value bits); an 8-byte one
+  // flagged (word 0 the value, word 1 = 1 with release).
+  __device__ bool packed() const { return sizeof(Value) == 4; }
+  __device__ unsigned long long pack(Value v) const { return detail::Packed4<Value>::pack(v); }
+  __device__ bool unpack(unsigned long long w, Value* v) const { return detail::Packed4<Value>::unpack(w, v); }
   __device__ void pack2(Value v, unsigned long long* w0, unsigned long long* w1) const {
     *w0 = detail::bits_of(v);
     *w1 = 1;
   }
   __device__ bool unpack2(unsigned long long w0, unsigned long long, Value* v) const {
-    *v = detail::from_bits<T>(w0);
+    *v = detail::from_bits<Value>(w0);
     return true;
   }
   __device__ void write(Out* out, Value v) const { *out = v; }
@@ -88,18 +124,19 @@ cudaError_t floor_sum_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
   return detail::workspace_bytes<SumPolicy<T>>(kAuto, bytes, cfg);
 }
 
-// The sum of in[0, n) into *out (device memory), using the built-in workspace:
-// calls must be stream-ordered. One kernel launch; cudaErrorInvalidValue for a
-// null or misaligned pointer or a Config that is not compiled.
+// The sum of in[0, n) into *out (device memory; a float for half inputs),
+// using the built-in workspace: calls must be stream-ordered. One kernel
+// launch; cudaErrorInvalidValue for a null or misaligned pointer or a Config
+// that is not compiled.
 template <class T>
-cudaError_t floor_sum(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
+cudaError_t floor_sum(const T* in, std::size_t n, detail::SumOf<T>* out, cudaStream_t stream, Config cfg = {}) {
   return detail::run_builtin(SumPolicy<T>{}, kAuto, in, n, out, stream, cfg);
 }
 
 // As above with the caller's workspace (floor_sum_workspace_bytes<T>(cfg) bytes,
 // 16-byte aligned, zero-filled once when allocated; each call leaves it zeroed).
 template <class T>
-cudaError_t floor_sum(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
+cudaError_t floor_sum(const T* in, std::size_t n, detail::SumOf<T>* out, void* workspace, std::size_t workspace_bytes,
                       cudaStream_t stream, Config cfg = {}) {
   return detail::run_caller(SumPolicy<T>{}, kAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
 }
