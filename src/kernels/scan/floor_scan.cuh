@@ -1,7 +1,7 @@
 // floor_scan: an inclusive prefix sum out[i] = in[0] + ... + in[i] (int32,
 // float32) in one launch that moves the input once and the output once, aimed
-// at the copy roof (it reaches 0.81 of the copy ceiling at 2^30 on an H100, CUB
-// 0.80: results/versus/README.md). Independent of the benchmark harness: only
+// at the copy roof (it reaches 0.84 of the copy ceiling at 2^30 on an H100, CUB
+// 0.82: results/versus/README.md). Independent of the benchmark harness: only
 // CUDA and libcu++.
 //
 // Design (single pass, decoupled look-back in the spirit of Merrill & Garland
@@ -22,14 +22,17 @@
 //     soon as it has it; a group's last tile publishes the group's aggregate
 //     G = (sum of its A) and the inclusive prefix of its group
 //     P[g] = (P[g-32] + sum of G[g-31 .. g-1]) + G[g]; a tile's exclusive
-//     prefix is P[g-1] + (sum of the A before it in its group). Each sum is over
+//     prefix is P[g-2] + (sum of the A of group g-1) + (sum of the A before
+//     it in its group). Each sum is over
 //     warp lanes in a fixed shuffle tree, so every value is a fixed expression
 //     of the input whatever the timing: float results are bitwise identical
 //     from call to call (CUB's look-back, which stops at whichever prefix it
-//     meets first, is not). A tile waits only on tiles at most 63 before it
-//     (P[g-1], its group's A) and, as a group's last, on G of the 31 groups
-//     before (each published as soon as its group's A are in) and P[g-32]:
-//     the only chain of waits is P's, one round trip per 32 groups;
+//     meets first, is not). A tile waits on the A of the up to 63 tiles
+//     before it (one hop: each is published as its tile has loaded), on P[g-2]
+//     (a tile 33 or more before published it) and, as a group's last, on G of
+//     the 31 groups before (each published as soon as its group's A are in)
+//     and P[g-32]: the only chain of waits is P's, one round trip per 32
+//     groups;
 //   - a status word is 64 bits: the value's bits high, the call's tag low,
 //     written and read with one relaxed 8-byte access (single-copy atomic, no
 //     fence). A word is ready when its tag is this call's.
@@ -193,9 +196,12 @@ struct TileIO {
 };
 
 // Warp 0 of tile `tile` (tag: this call's): the sum of every element before
-// the tile, P[g-1] + (sum of the A before it in group g), after publishing, as
-// the group's last tile, G[g] and P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g].
-// P[g] is published before this tile waits on P[g-1]: no chain of P waits.
+// the tile, P[g-2] + (sum of the A of group g-1) + (sum of the A before it in
+// group g), after publishing, as the group's last tile, G[g] and
+// P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g]. A tile waits on the A of the
+// tiles before it directly (one hop: published as each has loaded), never on
+// a P its neighbours compute from them (P[g-1] would be a second hop: the
+// group's last tile reads its group's A, then publishes P[g-1]).
 template <class T>
 __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_t tiles, unsigned tag,
                              T aggregate) {
@@ -204,17 +210,20 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   const int in_group = static_cast<int>(tile % kFan);
   const bool last = in_group == kFan - 1;
   const long long g_index = static_cast<long long>(group) - (kFan - 1) + lane;  // lane < 31: G[g-31 .. g-1]
-  const bool want_a = lane < in_group;
+  const bool want_a = lane < in_group;                       // A of this group, before the tile
+  const bool want_b = group >= 1;                            // A of the group before, every lane
   const bool want_g = last && lane < kFan - 1 && g_index >= 0;
-  const bool want_p = lane == 31 && group >= 1;              // P[g-1]
+  const bool want_p = lane == 31 && group >= 2;              // P[g-2]
   const bool want_q = last && lane == 30 && group >= kFan;   // P[g-32]
   Word* const a_word = ws + l.a + group * kFan + lane;
+  Word* const b_word = ws + l.a + (want_b ? (group - 1) * kFan + lane : 0);
   Word* const g_word = ws + l.g + (want_g ? g_index : 0);
-  Word* const p_word = ws + l.p + (want_p ? group - 1 : want_q ? group - kFan : 0);
+  Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
   // One round of loads first, then each lane waits on what it still lacks.
   const int poll_ns = tiles > kFan ? kPollNs : 0;
   nap(tiles > kFan ? kFirstReadNs : 0);
   Word a = want_a ? peek(a_word) : Word{tag};
+  Word b = want_b ? peek(b_word) : Word{tag};
   Word g = want_g ? peek(g_word) : Word{tag};
   Word p = want_p || want_q ? peek(p_word) : Word{tag};
   while (tag_of(a) != tag) nap(poll_ns), a = peek(a_word);
@@ -231,10 +240,12 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
     const T before = __shfl_sync(0xFFFFFFFFu, want_q ? value_of<T>(p) : T(0), 30);
     if (lane == 0) publish(ws + l.p + group, pack(add(add(before, g_sum), group_total), tag));
   }
+  while (tag_of(b) != tag) nap(poll_ns), b = peek(b_word);
   if (want_p)
     while (tag_of(p) != tag) nap(poll_ns), p = peek(p_word);
+  const T b_sum = warp_sum(want_b ? value_of<T>(b) : T(0));
   const T p_before = __shfl_sync(0xFFFFFFFFu, want_p ? value_of<T>(p) : T(0), 31);
-  return add(p_before, a_sum);
+  return add(add(p_before, b_sum), a_sum);
 }
 
 // One tile of the scan: loaded, scanned in registers, its prefix found
@@ -315,8 +326,15 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
 // (A persistent grid that took its next ticket while working on a tile was
 // 1.8x slower at 512 x 32, 2^28, on the H100: a ticket taken but not yet
 // started holds up the tiles after it.)
+// At most 64 registers a thread: two 512-thread blocks (four of 256, eight of
+// 128) fit an SM's 64K registers, so one tile loads while another waits. (The
+// one-hop look-back needs 74 for int32 512 x 32 otherwise: one block an SM,
+// 4.8-6.3% slower from 2^26 to 2^30 on an H100, tools/run-ab.)
+template <int Block>
+inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
+
 template <class T, int Block, int Items, bool Vectors, bool LookBack = true>
-__global__ void __launch_bounds__(Block) scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n,
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>) scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n,
                                                      std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
   __shared__ T prefix_shared;
