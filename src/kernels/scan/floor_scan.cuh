@@ -121,12 +121,19 @@ __device__ inline T value_of(Word w) {
 }
 __device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
 
-// The look-back's naps (H100 sweep, 2026-11-26, results/versus/README.md): a
-// tile sleeps 800 ns before its first status read (the time a predecessor's
-// store takes to reach L2) and 100 ns between polls, when the call has more
-// than one group of tiles; without them, 512 x 32 at 2^28 int32 was 2% slower
-// (879 against 860 us), and every shape was slower at 2^20.
-constexpr int kFirstReadNs = 800, kPollNs = 100;
+// The look-back's naps: a tile sleeps before its first status read and
+// between polls, when the call has more than one group of tiles. The first
+// nap is long when the call has many waves of tiles (kLongNapTiles or more):
+// in that steady state the tiles just before this one finish loading about
+// when this one does, under the same contention, and polling for them sooner
+// only adds traffic while they load. H100, int32, tools/run-ab against the
+// 800 ns nap (2026-11-26, results/versus/README.md): 2400 ns 8.0 / 7.7 / 6.9 /
+// 4.0% faster at 2^30 / 2^28 / 2^26 / 2^24, 3200 and 4000 ns the same, 5600
+// ns 0.8-9% slower; but 5-14% slower at 2^22 and 2^20 (512 and 128 tiles),
+// which keep 800. Without naps 512 x 32 at 2^28 was 2% slower and every
+// shape slower at 2^20 (the first sweep).
+constexpr int kFirstReadNs = 800, kFirstReadLongNs = 2400, kPollNs = 100;
+constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
 }
@@ -221,7 +228,7 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
   // One round of loads first, then each lane waits on what it still lacks.
   const int poll_ns = tiles > kFan ? kPollNs : 0;
-  nap(tiles > kFan ? kFirstReadNs : 0);
+  nap(tiles >= kLongNapTiles ? kFirstReadLongNs : tiles > kFan ? kFirstReadNs : 0);
   Word a = want_a ? peek(a_word) : Word{tag};
   Word b = want_b ? peek(b_word) : Word{tag};
   Word g = want_g ? peek(g_word) : Word{tag};
