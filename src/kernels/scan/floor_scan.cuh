@@ -306,6 +306,15 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
     if (w < warp) before_warp = add(before_warp, t);
     aggregate = add(aggregate, t);
   }
+  // What precedes each element within the tile is added now, so that only x
+  // stays live through the look-back (fewer registers than carrying the row
+  // bases: no spill under the 64-register cap).
+#pragma unroll
+  for (int j = 0; j < kRows; ++j) {
+    const T row_base = add(before_warp, before_in_row[j]);
+#pragma unroll
+    for (int c = 0; c < 4; ++c) x[j][c] = add(row_base, x[j][c]);
+  }
 
   T prefix = T(0);
   if (LookBack && tiles > 1) {
@@ -319,14 +328,13 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
     prefix = *prefix_shared;
   }
 
-  T y[kRows][4];
+  if (LookBack && tiles > 1) {
 #pragma unroll
-  for (int j = 0; j < kRows; ++j) {
-    const T row_base = add(prefix, add(before_warp, before_in_row[j]));
+    for (int j = 0; j < kRows; ++j)
 #pragma unroll
-    for (int c = 0; c < 4; ++c) y[j][c] = add(row_base, x[j][c]);
+      for (int c = 0; c < 4; ++c) x[j][c] = add(prefix, x[j][c]);
   }
-  IO::store(out + base, valid, y);
+  IO::store(out + base, valid, x);
 }
 
 // One block per tile, in the order blocks start: each block's thread 0 takes a
