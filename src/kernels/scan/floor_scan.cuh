@@ -131,10 +131,10 @@ __device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
 // only adds traffic while they load. H100, int32, tools/run-ab against the
 // 800 ns nap (2026-11-26, results/versus/README.md): 2400 ns 8.0 / 7.7 / 6.9 /
 // 4.0% faster at 2^30 / 2^28 / 2^26 / 2^24, 3200 and 4000 ns the same, 5600
-// ns 0.8-9% slower; but 5-14% slower at 2^22 and 2^20 (512 and 128 tiles),
-// which keep 800. Without naps 512 x 32 at 2^28 was 2% slower and every
-// shape slower at 2^20 (the first sweep).
-constexpr int kFirstReadNs = 800, kFirstReadLongNs = 2400, kPollNs = 100;
+// ns 0.8-9% slower; but 5-14% slower at 2^22 and 2^20 (512 and 128 tiles).
+// Those take 400 ns: against 800, float32 3.9% and int32 1.5% faster at 2^20,
+// no different at 2^18 and 2^22; 200 ns mixed, none 2-9% slower.
+constexpr int kFirstReadNs = 400, kFirstReadLongNs = 2400, kPollNs = 100;
 constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
