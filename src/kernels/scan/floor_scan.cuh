@@ -66,7 +66,8 @@ struct Config {
 // interleaved, results/versus/README.md): one block up to 4096 elements;
 // 128 x 16 tiles to 2^16; 256 x 32 to 2^22 (at 2^18: 7.5-7.7 us against
 // 8.6-8.8 for 128 x 16); 512 x 32 above (the fewest look-backs: at 2^28 860 us
-// int32, 0.82 of the copy ceiling, the next shape 893).
+// int32 then, 0.82 of the copy ceiling, the next shape 893; with the one-hop
+// look-back, 2026-11-26, still the fastest from 2^24, scan_sweeps/).
 inline constexpr Config choose(std::size_t n) {
   if (n <= 4096) return Config{256, 16};
   if (n <= (std::size_t{1} << 16)) return Config{128, 16};
@@ -308,7 +309,9 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
   }
   // What precedes each element within the tile is added now, so that only x
   // stays live through the look-back (fewer registers than carrying the row
-  // bases: no spill under the 64-register cap).
+  // bases: the 16-byte path no longer spills under the 64-register cap; the
+  // element-by-element path, for misaligned or partial tiles, still spills 4
+  // bytes at 512 x 32).
 #pragma unroll
   for (int j = 0; j < kRows; ++j) {
     const T row_base = add(before_warp, before_in_row[j]);
