@@ -105,6 +105,19 @@ def test_markdown_table(merged, capsys):
     assert f"over fastest path: lowest {5.5 / 6:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
 
 
+def test_share_of_the_ceiling_at_the_same_n(merged, capsys):
+    # The fixture ran the read ceiling at 2^30 only: the column is that N's ratio, "-" elsewhere.
+    t = tables(merged)["i32"]
+    assert t.ceiling_at == {P30: pytest.approx(CEILING)}
+    assert call(table.main, [merged, "--versus", "floor_sum", "--filter", "i32"]) == 0
+    out = capsys.readouterr().out
+    assert "| fastest path | of read ceiling | of read at N |" in out
+    at_30 = (4 * P30 + 4) / 920e-6 / CEILING   # floor_sum's median bytes/s over read_vec16's, both at 2^30
+    assert f"| {at_30:.3f} | {at_30:.3f} |" in out
+    assert f"| {(4 * P20 + 4) / 6e-6 / CEILING:.3f} | - |" in out
+    assert "Of read at N: over that ceiling's GB/s at the same N" in out
+
+
 def test_one_build_only_has_one_ratio_column(capsys):
     assert call(table.main, [C30, "--versus", "floor_sum", "--filter", "i32"]) == 0
     out = capsys.readouterr().out

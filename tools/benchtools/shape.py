@@ -295,6 +295,16 @@ def measured_bandwidth_ceiling(records: Iterable[Record], kind: str = "read") ->
     return _best_ceiling(records, BANDWIDTH_CEILINGS[kind], None, "bytes_per_second")
 
 
+def measured_bandwidth_ceiling_at(records: Iterable[Record], kind: str = "read") -> Dict[int, float]:
+    """{N: best bytes/s of the measured "read" or "copy" ceiling at that N}, for the N
+    the ceiling was run at (a kernel's share of the roof at its own size)."""
+    out: Dict[int, float] = {}
+    for r in representative(records):
+        if r.family == CEILING_FAMILY and r.variant in BANDWIDTH_CEILINGS[kind] and r.bytes_per_second > 0:
+            out[r.n] = max(out.get(r.n, 0.0), r.bytes_per_second)
+    return out
+
+
 @dataclass(frozen=True)
 class Roofs:
     """The roofs one family/type runs under on one GPU: measured (this GPU's ceiling

@@ -243,7 +243,8 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             cols = t.ratio_columns()
             roof = t.ceiling_kind
             header = ["N", f"{kernel} µs"] + [f"{t.label(v)} µs" for v in t.paths] + [f"vs {name}" for name, _ in cols] + \
-                     (["fastest path"] if len(t.paths) > 1 else []) + ([f"of {roof} ceiling"] if t.ceiling else [])
+                     (["fastest path"] if len(t.paths) > 1 else []) + ([f"of {roof} ceiling"] if t.ceiling else []) + \
+                     ([f"of {roof} at N"] if t.ceiling_at else [])
             rows, csv_rows = [], []
             for row in t.rows:
                 k = row.kernel
@@ -257,6 +258,9 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
                     cells.append(t.label(f[0]) if f else "-")
                 if t.ceiling:
                     cells.append(f"{k.bytes_per_second / t.ceiling:.3f}")
+                if t.ceiling_at:
+                    at_n = t.ceiling_at.get(row.n)
+                    cells.append(f"{k.bytes_per_second / at_n:.3f}" if at_n else "-")
                 rows.append(cells)
                 csv_rows += [[g.label, t.family, t.type, row.n, kernel, t.versions[kernel], _num(k.seconds * 1e6),
                               split_variant(v)[0], t.versions[v], _num(r.seconds * 1e6), _num(r.seconds / k.seconds)]
@@ -274,7 +278,9 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             out.note(f"µs per call: {how}; each at its best block/batch per N. Speedup = path time / {kernel} time "
                      f"(above 1: {kernel} is faster). {kernel}'s speedup " + "; ".join(lowest) + "."
                      + (f" Of {roof} ceiling: {kernel}'s GB/s over the run's measured {roof} ceiling (best over N, "
-                        f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else ""))
+                        f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else "")
+                     + (f" Of {roof} at N: over that ceiling's GB/s at the same N (- where it was not run there; "
+                        f"for bytes counted alike, the ceiling's time over {kernel}'s)." if t.ceiling_at else ""))
     return True
 
 
