@@ -79,19 +79,19 @@ struct SumPolicy {
   // The elements of one 16-byte vector, summed pairwise.
   template <class I>
   __device__ Value reduce(const Vec& v, I) const {
-    constexpr int kCount = 16 / sizeof(T);
     if constexpr (detail::kHalfInput<T>) {
       const float2 a = detail::widen2<T>(v.x), b = detail::widen2<T>(v.y), c = detail::widen2<T>(v.z),
                    d = detail::widen2<T>(v.w);
       return ((a.x + a.y) + (b.x + b.y)) + ((c.x + c.y) + (d.x + d.y));
-    } else if constexpr (kCount == 4) {
-      T e[kCount];
-      std::memcpy(e, &v, 16);
-      return detail::add(detail::add(e[0], e[1]), detail::add(e[2], e[3]));
     } else {
+      constexpr int kCount = 16 / sizeof(T);
       T e[kCount];
       std::memcpy(e, &v, 16);
-      return detail::add(e[0], e[1]);
+      if constexpr (kCount == 4) {
+        return detail::add(detail::add(e[0], e[1]), detail::add(e[2], e[3]));
+      } else {
+        return detail::add(e[0], e[1]);
+      }
     }
   }
   template <class I>

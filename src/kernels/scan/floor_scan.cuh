@@ -319,7 +319,6 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
     for (int c = 0; c < 4; ++c) x[j][c] = add(row_base, x[j][c]);
   }
 
-  T prefix = T(0);
   if (LookBack && tiles > 1) {
     const Layout l = layout(tiles);
     if (threadIdx.x == 0) publish(ws + l.a + tile, pack(aggregate, tag));
@@ -328,10 +327,7 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
       if (lane == 0) *prefix_shared = p;
     }
     __syncthreads();
-    prefix = *prefix_shared;
-  }
-
-  if (LookBack && tiles > 1) {
+    const T prefix = *prefix_shared;
 #pragma unroll
     for (int j = 0; j < kRows; ++j)
 #pragma unroll
@@ -354,8 +350,8 @@ template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
 template <class T, int Block, int Items, bool Vectors, bool LookBack = true>
-__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>) scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n,
-                                                     std::size_t tiles, Word* ws) {
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+    scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
   __shared__ T prefix_shared;
   __shared__ Word ticket;  // the counter's old value: tile (low 32 bits), epoch (high)
