@@ -27,13 +27,11 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import Parser, check_writable, write_text
-from benchtools.noise import TIMING_CONDITIONS, conditions
+from benchtools.noise import timing_difference
 from benchtools.results import ResultsError, load_results, parse_name, read_text
 
 TAG = "@cccl"
 _VERSION = re.compile(r"^[0-9a-z][0-9a-z_.]*$")
-# Context keys that say what a number means: files that differ in them are not one comparison.
-
 
 
 def split_variant(variant: str) -> Tuple[str, Optional[str]]:
@@ -60,11 +58,11 @@ def _check_one_board(docs: Sequence[Tuple[str, dict]]) -> None:
         if theirs["gpu_uuid"] != ours["gpu_uuid"]:
             raise ResultsError(f"{path} measured board {theirs['gpu_uuid']}, {first_path} board {ours['gpu_uuid']}: "
                                "bench-merge joins files of one board")
-        for label in TIMING_CONDITIONS:
-            mine, yours = (conditions(c)[label] for c in (ours, theirs))
-            if mine != yours:
-                raise ResultsError(f"{path} has {label} {yours!r}, {first_path} {mine!r}: "
-                                   "merging them would compare times that mean different things")
+        differ = timing_difference(ours, theirs)
+        if differ:
+            label, mine, yours = differ
+            raise ResultsError(f"{path} has {label} {yours!r}, {first_path} {mine!r}: "
+                               "merging them would compare times that mean different things")
 
 
 def _declaration(parsed: dict) -> str:

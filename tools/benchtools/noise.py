@@ -134,6 +134,13 @@ def conditions(context: dict) -> Dict[str, Optional[str]]:
     return {label: (None if get(context) is None else str(get(context))) for label, get in CONDITIONS}
 
 
+def timing_difference(a: dict, b: dict) -> Optional[Tuple[str, Optional[str], Optional[str]]]:
+    """The first of TIMING_CONDITIONS in which two contexts differ, as (label, a's, b's); None when
+    they time alike (bench-merge and run-ab refuse to join what differs)."""
+    ca, cb = conditions(a), conditions(b)
+    return next(((label, ca[label], cb[label]) for label in TIMING_CONDITIONS if ca[label] != cb[label]), None)
+
+
 SAMPLED_UNRECORDED = "sampled (precision not recorded)"
 
 

@@ -28,7 +28,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
 from benchtools.cli import Parser, check_writable, checked, write_text
-from benchtools.noise import TIMING_CONDITIONS, conditions
+from benchtools.noise import timing_difference
 from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
 
 SIDES = ("base", "head")
@@ -99,13 +99,13 @@ def _check_bursts(bursts: Sequence[Burst]) -> None:
                 raise ResultsError(f"{b.run.path}: {key} {b.run.context.get(key)!r}, but {first.path} has "
                                    f"{first.context.get(key)!r}: an A/B needs one GPU for every burst")
     for b in bursts[1:]:
-        for label in TIMING_CONDITIONS:
-            mine, theirs = (conditions(x.context)[label] for x in (b.run, first))
-            if mine != theirs:
-                hint = (" (tools/run-ab passes --launch=stream to a build that has --launch when the other "
-                        "predates it)" if label == "launch" else "")
-                raise ResultsError(f"{b.run.path}: {label} {mine!r}, but {first.path} has {theirs!r}: both sides "
-                                   f"must time their calls alike{hint}")
+        differ = timing_difference(b.run.context, first.context)
+        if differ:
+            label, mine, theirs = differ
+            hint = (" (tools/run-ab passes --launch=stream to a build that has --launch when the other "
+                    "predates it)" if label == "launch" else "")
+            raise ResultsError(f"{b.run.path}: {label} {mine!r}, but {first.path} has {theirs!r}: both sides "
+                               f"must time their calls alike{hint}")
     for b in bursts:
         if any(r.aggregate is None and not r.sample_seconds for r in b.run.records):
             raise ResultsError(f"{b.run.path}: benchmarks without sample_times: the bursts need cuda_bench "

@@ -292,7 +292,8 @@ def _best_ceiling(records: Iterable[Record], variants: Sequence[str], type_: str
 def measured_bandwidth_ceiling(records: Iterable[Record], kind: str = "read") -> Optional[float]:
     """Best bytes/s over N of the measured "read" or "copy" ceiling (copy: the better
     of the copy kernel and cudaMemcpy)."""
-    return _best_ceiling(records, BANDWIDTH_CEILINGS[kind], None, "bytes_per_second")
+    at = measured_bandwidth_ceiling_at(records, kind)
+    return max(at.values()) if at else None
 
 
 def measured_bandwidth_ceiling_at(records: Iterable[Record], kind: str = "read") -> Dict[int, float]:

@@ -17,8 +17,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n
-from benchtools.shape import (Emphasis, Gpu, bandwidth_roof_kind, by_chart, kernels, measured_bandwidth_ceiling,
-                              measured_bandwidth_ceiling_at, n_label, panel_label, ranked)
+from benchtools.shape import (Emphasis, Gpu, bandwidth_roof_kind, by_chart, kernels, measured_bandwidth_ceiling_at,
+                              n_label, panel_label, ranked)
 
 UNKNOWN_VERSION = "?"
 
@@ -57,9 +57,13 @@ class Versus:
     versions: Dict[str, str]         # variant (kernel and paths) -> its CCCL version, or "?"
     reference: Optional[str]         # the kernel's declared reference, when it is one of the paths
     rows: List[VersusRow] = field(default_factory=list)
-    ceiling: Optional[float] = None  # measured bandwidth ceiling that fits the family (bytes/s), if in the run
-    ceiling_kind: str = "read"       # which: "read" or "copy" (shape.bandwidth_roof_kind)
-    ceiling_at: Dict[int, float] = field(default_factory=dict)  # that ceiling's bytes/s at each N it ran at
+    ceiling_kind: str = "read"       # the measured bandwidth ceiling that fits the family: "read" or "copy"
+    ceiling_at: Dict[int, float] = field(default_factory=dict)  # its bytes/s at each N it ran at, if in the run
+
+    @property
+    def ceiling(self) -> Optional[float]:
+        """That ceiling's best bytes/s over N (None when the run has none)."""
+        return max(self.ceiling_at.values()) if self.ceiling_at else None
 
     def by_version(self) -> Dict[str, List[str]]:
         """{CCCL version: its paths}, versions in numeric order."""
@@ -125,8 +129,7 @@ def versus_tables(gpu: Gpu, kernel: str, libraries: Optional[Sequence[str]] = No
         ref_variant = ref.split("/")[2] if ref and ref.split("/")[:2] == [family, type_] else None
         kind = bandwidth_roof_kind(family)
         table = Versus(gpu.label, family, type_, kernel, paths, versions, ref_variant if ref_variant in paths else None,
-                       ceiling=measured_bandwidth_ceiling(gpu.all_records, kind), ceiling_kind=kind,
-                       ceiling_at=measured_bandwidth_ceiling_at(gpu.all_records, kind))
+                       ceiling_kind=kind, ceiling_at=measured_bandwidth_ceiling_at(gpu.all_records, kind))
         for n, k in sorted(best[kernel].items()):
             table.rows.append(VersusRow(n, k, {v: best[v][n] for v in paths if n in best.get(v, {})}))
         out.append(table)
