@@ -3,7 +3,9 @@
 //     |got - exact| <= 2 * eps_f32 * (ceil(log2 n) + 1) * sum|x|,
 // twice the worst-case bound of pairwise (tree) summation of n terms. Block
 // trees, grid-stride loops, atomics and look-back chains all stay far inside it
-// on the zero-mean data used here (harness/data.hpp). Host only.
+// on the zero-mean data used here (harness/data.hpp). The tolerance itself is
+// also a device function (the float32 scan is checked on the device,
+// harness/device_check.cu); the rest is host only.
 #pragma once
 
 #include <cmath>
@@ -16,18 +18,30 @@
 #include "common/types.cuh"
 #include "harness/parallel.hpp"
 
+#ifdef __CUDACC__
+#define BENCH_FLOAT_SUM_HD __host__ __device__
+#else
+#define BENCH_FLOAT_SUM_HD
+#endif
+
 namespace bench {
 
 // ceil(log2 n) for n >= 1, in integers: the bit width of n - 1. The scan's check
 // asks it once per element (2^30 times at the largest N), where std::log2 and
 // std::ceil cost more than the rest of the check.
-inline int ceil_log2(std::size_t n) {
+BENCH_FLOAT_SUM_HD inline int ceil_log2(std::size_t n) {
+#ifdef __CUDA_ARCH__
+  return n <= 1 ? 0 : 64 - __clzll(static_cast<long long>(n - 1));
+#else
   return n <= 1 ? 0 : 64 - __builtin_clzll(static_cast<unsigned long long>(n - 1));
+#endif
 }
 
-inline double float_sum_tolerance(std::size_t n, double abs_sum) {
+constexpr double kFloatEpsilon = std::numeric_limits<float>::epsilon();
+
+BENCH_FLOAT_SUM_HD inline double float_sum_tolerance(std::size_t n, double abs_sum) {
   const double levels = static_cast<double>(ceil_log2(n > 1 ? n : 2)) + 1.0;
-  return 2.0 * std::numeric_limits<float>::epsilon() * levels * abs_sum;
+  return 2.0 * kFloatEpsilon * levels * abs_sum;
 }
 
 // "" when `got` is within the tolerance of `exact`, else what was expected and

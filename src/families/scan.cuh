@@ -6,8 +6,10 @@
 // (optionally workspace_bytes(const Args<T>&)), declared with
 //     BENCH_DECLARE(Scan, MyVariant, ScanTypes, "name", "description", block, batch);
 //
-// Verification, every element: int32 exactly (two's-complement wrap, as the
-// GPU adds); float32 within the float-sum tolerance of its own prefix,
+// Verification, every element, on the device for GPU variants (no 4 GiB
+// read-back at 2^30; the host check for the CPU reference): int32 exactly
+// (two's-complement wrap, as the GPU adds); float32 within the float-sum
+// tolerance of its own prefix,
 //     |out[i] - sum_{j<=i} x_j| <= 2 eps_f32 (ceil(log2(i + 1)) + 1) sum_{j<=i} |x_j|
 // (common/float_sum.hpp), against the prefix in double. A look-back or spine
 // chain adds tile sums one after another, not as a tree, but on the zero-mean
@@ -31,6 +33,17 @@
 namespace bench::scan {
 
 using ScanTypes = Types<int, float>;
+
+// The verdict on float32 prefix sums that are not all within the tolerance:
+// how many, the first, its prefix in double and the tolerance there.
+inline std::string float_prefix_verdict(std::size_t wrong, std::size_t n, std::size_t first, double expected,
+                                        double got, double abs_sum) {
+  char msg[240];
+  std::snprintf(msg, sizeof msg,
+                "%zu of %zu prefix sums wrong; first at index %zu: expected %.9g, got %.9g (tolerance %.3g)", wrong, n,
+                first, expected, got, float_sum_tolerance(first + 1, abs_sum));
+  return msg;
+}
 
 // "" when every out[i] is the inclusive prefix sum of x up to i, else how many
 // are not and the first of them. Two parallel passes over the same chunks: the
@@ -92,18 +105,15 @@ std::string scan_check(const T* x, const T* out, std::size_t n) {
     if (b.count && !first) first = &b;  // chunks are in index order
   }
   if (total == 0) return "";
-  char msg[240];
   const double got = static_cast<double>(out[first->first]);
   if constexpr (std::is_integral_v<T>) {
+    char msg[240];
     std::snprintf(msg, sizeof msg, "%zu of %zu prefix sums wrong; first at index %zu: expected %.0f, got %.0f", total,
                   n, first->first, first->want.expected(), got);
+    return msg;
   } else {
-    std::snprintf(msg, sizeof msg,
-                  "%zu of %zu prefix sums wrong; first at index %zu: expected %.9g, got %.9g (tolerance %.3g)", total,
-                  n, first->first, first->want.expected(), got,
-                  float_sum_tolerance(first->first + 1, first->want.abs_sum));
+    return float_prefix_verdict(total, n, first->first, first->want.sum, got, first->want.abs_sum);
   }
-  return msg;
 }
 
 // The device check of int32 prefix sums (restarting every `segment` elements,
@@ -130,6 +140,18 @@ inline std::string prefix_sums_device_check(const int* in, const int* out, std::
   return msg;
 }
 
+// The device check of float32 prefix sums: "" when every one is within the
+// tolerance, else the host check's verdict, said to come from the device.
+inline std::string float_prefix_sums_device_check(const float* in, const float* out, std::size_t n,
+                                                  cudaStream_t stream) {
+  const WrongFloatPrefix w = wrong_float_prefix_sums(in, out, n, stream);
+  if (w.wrong.count == 0) return "";
+  float got = 0;
+  BENCH_CUDA_CHECK(cudaMemcpy(&got, out + w.wrong.first, sizeof got, cudaMemcpyDeviceToHost));
+  return float_prefix_verdict(w.wrong.count, n, w.wrong.first, w.expected, got, w.abs_sum) +
+         " (checked on the device)";
+}
+
 struct Scan : ArrayFamily<Scan> {
   static constexpr const char* name = "scan";
   static constexpr int inputs = 1;
@@ -145,15 +167,15 @@ struct Scan : ArrayFamily<Scan> {
   static std::string check(const Inputs<T, 1>& x, const T* got, std::size_t n) {
     return scan_check(x.in, got, n);
   }
-  // int32 is checked on the device: exact, so out[i] = out[i-1] + in[i] at
-  // every i (and out[0] = in[0]) is the whole verdict, with no 4 GiB read-back
-  // at 2^30. float32 keeps the host check: its tolerance needs the prefix in double.
+  // Checked on the device, with no 4 GiB read-back at 2^30: int32 exactly, so
+  // out[i] = out[i-1] + in[i] at every i (and out[0] = in[0]) is the whole
+  // verdict; float32 against its prefix in double, made on the device.
   template <class T>
-  static constexpr bool device_checked = std::is_same_v<T, int>;
+  static constexpr bool device_checked = true;
   template <class T>
   static std::string device_check(const Inputs<T, 1>& x, const T* got, std::size_t n, cudaStream_t stream) {
-    static_assert(std::is_same_v<T, int>, "only int32 scans are checked on the device");
-    return prefix_sums_device_check(x.in, got, n, 0, stream);
+    if constexpr (std::is_same_v<T, int>) return prefix_sums_device_check(x.in, got, n, 0, stream);
+    else return float_prefix_sums_device_check(x.in, got, n, stream);
   }
 };
 

@@ -28,6 +28,20 @@ struct WrongElements {
 WrongElements wrong_prefix_sums(const int* in, const int* out, std::size_t n, std::size_t segment,
                                 cudaStream_t stream);
 
+// float32 inclusive prefix sums (one scan of all n), each within the float-sum
+// tolerance of its prefix (common/float_sum.hpp), as the host check has it:
+//     |out[i] - S_i| <= float_sum_tolerance(i + 1, A_i),
+// S_i and A_i the sums of in[j] and |in[j]| over j <= i, in double, made on the
+// device: each chunk's totals, their exclusive prefix, then every chunk walks
+// its elements in order from there (the same two passes as the host check,
+// in double, whose rounding is some 10^-9 of the tolerance). NaN fails.
+// `expected` and `abs_sum`: S_i and A_i at the first wrong index (count > 0).
+struct WrongFloatPrefix {
+  WrongElements wrong;
+  double expected = 0, abs_sum = 0;
+};
+WrongFloatPrefix wrong_float_prefix_sums(const float* in, const float* out, std::size_t n, cudaStream_t stream);
+
 // Whether a prefix sum restarts at index i (segments of `segment` elements, 0: one).
 __host__ __device__ inline bool segment_starts(std::size_t i, std::size_t segment) {
   return i == 0 || (segment != 0 && i % segment == 0);

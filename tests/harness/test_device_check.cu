@@ -1,13 +1,16 @@
 // The checks that verify outputs on the device (harness/device_check.hpp): a
 // right output passes, and every kind of wrong one is found, counted and
 // located, at sizes with ragged ends, with and without segments; the scan's
-// device verdict names the first wrong prefix sum and its right value.
+// device verdicts name the first wrong prefix sum and its right value, and the
+// float32 one draws its line where the host check does.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "common/float_sum.hpp"
 #include "families/scan.cuh"
 #include "families/vector_add.cuh"
 #include "harness/data.hpp"
@@ -142,16 +145,96 @@ Point awkward(std::size_t n) {
   return p;
 }
 
-// The scan family's case takes the device check for int32 and the host check
-// for float32; both refuse the wrong variant, misaligned output included.
-TEST_F(DeviceCheck, TheScanFamilyChecksInt32OnTheDeviceAndFloat32OnTheHost) {
+// The scan family's case checks int32 and float32 on the device; both refuse
+// the wrong variant, misaligned output included.
+TEST_F(DeviceCheck, TheScanFamilyChecksBothTypesOnTheDevice) {
   const Point p = awkward(100'001);
   const std::string i32 = scan::Scan::Case<int, CopiesInput>(p).verify(stream_);
   EXPECT_EQ(i32.rfind("first wrong prefix sum at index 1 of 100001: expected ", 0), 0u) << i32;
   EXPECT_NE(i32.find("checked on the device"), std::string::npos) << i32;
   const std::string f32 = scan::Scan::Case<float, CopiesInput>(p).verify(stream_);
-  EXPECT_NE(f32.find("prefix sums wrong; first at index 1"), std::string::npos) << f32;
-  EXPECT_EQ(f32.find("on the device"), std::string::npos) << f32;
+  EXPECT_NE(f32.find("prefix sums wrong; first at index 1: expected "), std::string::npos) << f32;
+  EXPECT_NE(f32.find("(checked on the device)"), std::string::npos) << f32;
+}
+
+// float32 prefix sums of the harness's data, in double, rounded once: right.
+std::vector<float> float_prefix(const float* x, std::size_t n) {
+  std::vector<float> out(n);
+  double sum = 0;
+  for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(sum += x[i]);
+  return out;
+}
+
+struct FloatOnDevice {
+  const float* in;
+  DeviceBuffer<float> out;
+  FloatOnDevice(std::size_t n, const std::vector<float>& y) : in(random_dataset<float>(n, 0).device.get()), out(n + 1) {
+    BENCH_CUDA_CHECK(cudaMemcpy(out.get(), y.data(), n * sizeof(float), cudaMemcpyHostToDevice));
+  }
+};
+
+TEST_F(DeviceCheck, RightFloatPrefixSumsPassAtRaggedSizes) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{2}, std::size_t{15}, std::size_t{4095}, std::size_t{4096},
+                        std::size_t{4097}, std::size_t{(1u << 21) + 7}}) {
+    const float* x = random_dataset<float>(n, 0).host.data();
+    FloatOnDevice d(n, float_prefix(x, n));
+    const WrongFloatPrefix w = wrong_float_prefix_sums(d.in, d.out.get(), n, stream_);
+    EXPECT_EQ(w.wrong.count, 0u) << "n " << n << " first " << w.wrong.first;
+  }
+  EXPECT_EQ(wrong_float_prefix_sums(nullptr, nullptr, 0, stream_).wrong.count, 0u);
+}
+
+// The device check draws the line where the host check does: an element moved
+// by half the tolerance passes both, by twice it fails both, at a chunk's
+// first and last element, inside one and at the end; NaN fails.
+TEST_F(DeviceCheck, AFloatPrefixSumOutsideTheToleranceIsFoundLikeTheHostFindsIt) {
+  const std::size_t n = (1u << 20) + 5;
+  const float* x = random_dataset<float>(n, 0).host.data();
+  const auto right = float_prefix(x, n);
+  for (std::size_t at : {std::size_t{0}, std::size_t{4095}, std::size_t{4096}, std::size_t{777'777}, n - 1}) {
+    double abs_sum = 0;
+    for (std::size_t i = 0; i <= at; ++i) abs_sum += std::fabs(static_cast<double>(x[i]));
+    const double tol = float_sum_tolerance(at + 1, abs_sum);
+    for (double by : {0.5, -0.5, 2.0, -2.0}) {
+      auto y = right;
+      y[at] = static_cast<float>(static_cast<double>(right[at]) + by * tol);
+      FloatOnDevice d(n, y);
+      const WrongFloatPrefix w = wrong_float_prefix_sums(d.in, d.out.get(), n, stream_);
+      const std::string host = scan::scan_check(x, y.data(), n);
+      if (std::fabs(by) < 1) {
+        EXPECT_EQ(w.wrong.count, 0u) << "at " << at << " by " << by;
+        EXPECT_EQ(host, "") << "at " << at << " by " << by;
+      } else {
+        EXPECT_EQ(w.wrong.count, 1u) << "at " << at << " by " << by;
+        EXPECT_EQ(w.wrong.first, at) << "by " << by;
+        EXPECT_NE(host, "") << "at " << at << " by " << by;
+        EXPECT_EQ(scan::float_prefix_sums_device_check(d.in, d.out.get(), n, stream_),
+                  host + " (checked on the device)");
+      }
+    }
+  }
+  std::vector<float> poison(n);
+  std::memset(static_cast<void*>(poison.data()), 0xFF, n * sizeof(float));  // NaN, as the case poisons
+  FloatOnDevice d(n, poison);
+  const WrongFloatPrefix w = wrong_float_prefix_sums(d.in, d.out.get(), n, stream_);
+  EXPECT_EQ(w.wrong.count, n);
+  EXPECT_EQ(w.wrong.first, 0u);
+}
+
+// A tile's prefix added twice (a look-back bug) or lost, from one index on:
+// every element after it is wrong, and the first is named with its prefix.
+TEST_F(DeviceCheck, AFloatScanWithALostOrDoubledTilePrefixIsRefusedFromThatTile) {
+  const std::size_t n = 300'001, tile = 8192 * 17;
+  const float* x = random_dataset<float>(n, 0).host.data();
+  for (double factor : {0.0, 2.0}) {
+    auto y = float_prefix(x, n);
+    const double before = y[tile - 1];
+    for (std::size_t i = tile; i < n; ++i) y[i] = static_cast<float>(y[i] + (factor - 1) * before);
+    FloatOnDevice d(n, y);
+    const std::string msg = scan::float_prefix_sums_device_check(d.in, d.out.get(), n, stream_);
+    EXPECT_EQ(msg, scan::scan_check(x, y.data(), n) + " (checked on the device)") << factor;
+    EXPECT_NE(msg.find(" of 300001 prefix sums wrong; first at index 139264: expected "), std::string::npos) << msg;
+  }
 }
 
 // out = a + b on the host (the family's own reference), as bytes on the device.

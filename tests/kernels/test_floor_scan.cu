@@ -68,7 +68,10 @@ class FloorScan : public StreamTest {
               cudaSuccess);
     EXPECT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
     EXPECT_EQ(scan::scan_check(host.data(), got.data(), n), "");
-    if (ws_.get()) EXPECT_EQ(counter(), 0u) << "the tile counter is back to zero after the call";
+    if (ws_.get()) {
+      EXPECT_EQ(counter(), 0u) << what << ": the tile counter is back to zero after the call";
+      EXPECT_EQ(word(2), 0u) << what << ": the count of blocks done is back to zero after the call";
+    }
     return got;
   }
   Word word(std::size_t i) {
@@ -140,24 +143,29 @@ TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
   scan_and_check(x, 0, 0, {}, "big again");
 }
 
+// A call of one wave, 2^20 + 11 (129 tiles at 256 x 32: 5 groups), and one of
+// several, 2^24 + 5 (1025 tiles at 512 x 32, two blocks an SM: 33 groups, the
+// last of one tile).
 TEST_F(FloorScan, TheLastTagsCallZeroesTheWorkspaceAndTheNextStartsAgain) {
-  const std::size_t n = (std::size_t{1} << 20) + 11;  // 129 tiles at 256 x 32
-  const std::size_t bytes = workspace_for(n, {});
-  make_workspace(bytes);
-  const auto x = data<float>(n, 5);
-  const Word near_end = Word{0xFFFFFFFCu} << 32;  // epoch 0xFFFFFFFC: tag 0xFFFFFFFD
-  ASSERT_EQ(cudaMemcpy(ws_.get(), &near_end, sizeof near_end, cudaMemcpyHostToDevice), cudaSuccess);
-  const auto want = scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFD");
-  EXPECT_EQ(epoch(), 0xFFFFFFFDu);
-  scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFE");
-  EXPECT_EQ(epoch(), 0xFFFFFFFEu);
-  scan_and_check(x, 0, 0, {}, "tag 0xFFFFFFFF, the last");
-  std::vector<Word> all(ws_.size());
-  ASSERT_EQ(cudaMemcpy(all.data(), ws_.get(), ws_.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
-  for (std::size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], 0u) << "word " << i << " after the last tag's call";
-  const auto again = scan_and_check(x, 0, 0, {}, "tag 1, after the wrap");
-  EXPECT_EQ(std::memcmp(want.data(), again.data(), n * sizeof(float)), 0);
-  EXPECT_EQ(epoch(), 1u);
+  for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5}) {
+    const std::string size = "n " + std::to_string(n) + ": ";
+    make_workspace(workspace_for(n, {}));
+    const auto x = data<float>(n, 5);
+    const Word near_end = Word{0xFFFFFFFCu} << 32;  // epoch 0xFFFFFFFC: tag 0xFFFFFFFD
+    ASSERT_EQ(cudaMemcpy(ws_.get(), &near_end, sizeof near_end, cudaMemcpyHostToDevice), cudaSuccess);
+    const auto want = scan_and_check(x, 0, 0, {}, size + "tag 0xFFFFFFFD");
+    EXPECT_EQ(epoch(), 0xFFFFFFFDu) << size;
+    scan_and_check(x, 0, 0, {}, size + "tag 0xFFFFFFFE");
+    EXPECT_EQ(epoch(), 0xFFFFFFFEu) << size;
+    scan_and_check(x, 0, 0, {}, size + "tag 0xFFFFFFFF, the last");
+    std::vector<Word> all(ws_.size());
+    ASSERT_EQ(cudaMemcpy(all.data(), ws_.get(), ws_.bytes(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (std::size_t i = 0; i < all.size(); ++i)
+      ASSERT_EQ(all[i], 0u) << size << "word " << i << " after the last tag's call";
+    const auto again = scan_and_check(x, 0, 0, {}, size + "tag 1, after the wrap");
+    EXPECT_EQ(std::memcmp(want.data(), again.data(), n * sizeof(float)), 0) << size;
+    EXPECT_EQ(epoch(), 1u) << size;
+  }
 }
 
 TEST_F(FloorScan, OneTileNeedsNoWorkspaceAndNothingIsNoOp) {
