@@ -1,0 +1,148 @@
+"""bench-agree: two runs' agreement by N band over synthetic runs whose ratios are
+known: the nearest-rank 95th percentile, the overlap share, the device-timed subset,
+the targets and --check's exit code, the JSON, and every refusal's message."""
+import json
+import math
+
+import pytest
+
+from benchtools import agree
+from benchtools.results import load_results
+
+CONTEXT = {"gpu_name": "NVIDIA H100 80GB HBM3", "gpu_uuid": "GPU-aaaa", "date": "2026-11-26T12:00:00+00:00"}
+
+
+def entry(variant, n, us, role="kernel", host_work=False, half_width=0.004):
+    name = f"reduce_sum/i32/{variant}/N:{n}/manual_time"
+    return {"name": name, "run_name": name, "run_type": "iteration", "repetitions": 1, "repetition_index": 0,
+            "iterations": 100, "real_time": us, "cpu_time": us, "time_unit": "us",
+            "samples": 100, "ci_low": us * (1 - half_width), "ci_high": us * (1 + half_width),
+            "stop_reason": "precision", "bytes_per_second": 4 * n / (us * 1e-6), "role": role,
+            "host_work": host_work}
+
+
+def write(path, benchmarks, **context):
+    path.write_text(json.dumps({"context": {**CONTEXT, **context}, "benchmarks": benchmarks}))
+    return str(path)
+
+
+def pair(tmp_path, ratios, n=1 << 20, **kw):
+    """Run 1 at 10 us each, run 2 at 10 * ratio: one kernel per ratio, all at n."""
+    one = [entry(f"k{i}", n, 10.0, **kw) for i in range(len(ratios))]
+    two = [entry(f"k{i}", n, 10.0 * r, **kw) for i, r in enumerate(ratios)]
+    return write(tmp_path / "r1.json", one), write(tmp_path / "r2.json", two)
+
+
+def test_nearest_rank_is_the_smallest_value_with_q_at_or_below_it():
+    values = [float(i) for i in range(1, 21)]           # 1..20: the 95th percentile is the 19th
+    assert agree.nearest_rank(values, 0.95) == 19.0
+    assert agree.nearest_rank(values[:10], 0.95) == 10.0
+    assert agree.nearest_rank([3.0], 0.95) == 3.0
+    assert agree.nearest_rank([], 0.95) is None
+
+
+def test_bands_hold_their_ns_and_their_targets():
+    assert [agree.band_label(f, l) for f, l, _ in agree.BANDS] == [
+        "below 2^16", "2^16-2^21", "2^22-2^25", "2^26 and above"]
+    assert [t for _, _, t in agree.BANDS] == [0.02, 0.01, 0.01, 0.01]
+
+
+def test_the_95th_percentile_median_and_max_of_the_ratios(tmp_path):
+    # 20 kernels at 2^20: |ratio - 1| = 0.1%, 0.2%, ..., 2.0%; half of them slower, half faster.
+    ratios = [1 + (i + 1) * 0.001 * (1 if i % 2 else -1) for i in range(20)]
+    r1, r2 = pair(tmp_path, ratios)
+    bands, unmatched = agree.agree(load_results(r1), load_results(r2), ("kernel", "library"))
+    band = bands[1]
+    assert unmatched == 0 and band.benchmarks == 20 and band.label == "2^16-2^21"
+    assert band.p95 == pytest.approx(0.019) and band.median == pytest.approx(0.010)
+    assert band.max == pytest.approx(0.020)
+    # +-0.4% intervals overlap exactly while the ratio is within about 0.8%: 8 of 20.
+    assert band.overlap == pytest.approx(8 / 20)
+    assert band.met is False and band.target == 0.01
+    assert [b.benchmarks for b in bands] == [0, 20, 0, 0]
+
+
+def test_a_band_within_its_target_is_met_and_check_exits_0(tmp_path, capsys):
+    r1, r2 = pair(tmp_path, [1.001, 0.999, 1.004, 0.996] * 5, n=1 << 28)
+    assert agree.main([r1, r2, "--check"]) == 0
+    out = capsys.readouterr().out
+    assert "| 2^26 and above | 20 | 0.40% | 0.10% | 0.4% | 100% | 0.40% (20) | 1.0% | yes |" in out
+    assert "below 2^16" not in out   # a band with no benchmarks is left out
+
+
+def test_a_band_over_its_target_fails_check(tmp_path, capsys):
+    r1, r2 = pair(tmp_path, [1.03] * 10, n=1 << 12)
+    assert agree.main([r1, r2]) == 0
+    assert agree.main([r1, r2, "--check"]) == 1
+    assert "| below 2^16 | 10 | 3.00% |" in capsys.readouterr().out
+
+
+def test_host_work_is_left_out_of_the_device_timed_column_and_roles_select(tmp_path):
+    one = [entry("k", 1 << 24, 10.0), entry("thrust", 1 << 24, 10.0, role="library", host_work=True),
+           entry("cpu", 1 << 24, 10.0, role="cpu")]
+    two = [entry("k", 1 << 24, 10.05), entry("thrust", 1 << 24, 12.0, role="library", host_work=True),
+           entry("cpu", 1 << 24, 20.0, role="cpu")]
+    r1, r2 = write(tmp_path / "a.json", one), write(tmp_path / "b.json", two)
+    band = agree.agree(load_results(r1), load_results(r2), ("kernel", "library"))[0][2]
+    assert band.benchmarks == 2 and band.p95 == pytest.approx(0.2) and band.device_benchmarks == 1
+    assert band.device_p95 == pytest.approx(0.005)
+    band = agree.agree(load_results(r1), load_results(r2), ("cpu",))[0][2]
+    assert band.benchmarks == 1 and band.p95 == pytest.approx(1.0)
+
+
+def test_benchmarks_in_one_run_only_are_counted_and_left_out(tmp_path, capsys):
+    one = [entry("k", 1 << 20, 10.0), entry("gone", 1 << 20, 10.0)]
+    two = [entry("k", 1 << 20, 10.0), entry("new", 1 << 20, 10.0)]
+    r1, r2 = write(tmp_path / "a.json", one), write(tmp_path / "b.json", two)
+    assert agree.main([r1, r2]) == 0
+    assert "2 benchmarks of these roles are in one run only (left out)." in capsys.readouterr().out
+
+
+def test_repetitions_compare_by_their_median_aggregate(tmp_path):
+    def reps(times):
+        out = [entry("k", 1 << 20, t) for t in times]
+        med = dict(out[0], run_type="aggregate", aggregate_name="median", real_time=sorted(times)[1])
+        for key in ("ci_low", "ci_high", "samples", "stop_reason"):
+            med.pop(key)
+        return out + [med]
+    r1 = write(tmp_path / "a.json", reps([10.0, 10.0, 30.0]))
+    r2 = write(tmp_path / "b.json", reps([10.1, 50.0, 10.1]))
+    band = agree.agree(load_results(r1), load_results(r2), ("kernel",))[0][1]
+    assert band.benchmarks == 1 and band.p95 == pytest.approx(0.01)
+
+
+def test_json_holds_every_band(tmp_path, capsys):
+    r1, r2 = pair(tmp_path, [1.01])
+    assert agree.main([r1, r2, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["board1"] == doc["board2"] == "GPU-aaaa" and doc["roles"] == ["kernel", "library"]
+    assert [b["label"] for b in doc["bands"]] == ["below 2^16", "2^16-2^21", "2^22-2^25", "2^26 and above"]
+    assert doc["bands"][1]["p95"] == pytest.approx(0.01) and doc["bands"][1]["met"] is False
+    assert doc["bands"][0]["met"] is None
+
+
+def test_two_boards_are_compared_with_a_warning(tmp_path, capsys):
+    r1 = write(tmp_path / "a.json", [entry("k", 1 << 20, 10.0)])
+    r2 = write(tmp_path / "b.json", [entry("k", 1 << 20, 10.0)], gpu_uuid="GPU-bbbb")
+    assert agree.main([r1, r2]) == 0
+    assert "the runs are from two boards (GPU-aaaa, GPU-bbbb)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("args, message", [
+    (["SAME", "SAME"], "is given twice: compare two runs"),
+    (["R1", "R2", "--roles", "kernel,gpu"], "--roles: expected one of kernel, library, cpu, unknown, got 'gpu'"),
+    (["R1", "R2", "--roles", ","], "--roles: name at least one role"),
+    (["R1", "R2", "--format", "csv"], "--format: expected one of markdown, json, got 'csv'"),
+    (["R1", "MISSING"], "MISSING"),
+    (["R1", "CPUONLY"], "no benchmark of the roles kernel, library is in both"),
+    (["R1", "R2", "--out", "DIR"], "is a folder, not a file"),
+])
+def test_bad_input_is_one_line_naming_it(tmp_path, capsys, args, message):
+    r1, r2 = pair(tmp_path, [1.0])
+    cpu_only = write(tmp_path / "cpu.json", [entry("k", 1 << 20, 10.0, role="cpu")])
+    names = {"SAME": r1, "R1": r1, "R2": r2, "MISSING": str(tmp_path / "missing.json"), "CPUONLY": cpu_only,
+             "DIR": str(tmp_path)}
+    assert agree.main([names.get(a, a) for a in args]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("bench-agree: ") and err.count("\n") == 1
+    assert message.replace("MISSING", str(tmp_path / "missing.json")) in err

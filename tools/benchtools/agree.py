@@ -1,0 +1,177 @@
+"""bench-agree: how well two runs of the same suite agree, by N band (no GPU needed).
+
+  python3 -m benchtools.agree RUN1.json RUN2.json
+  python3 -m benchtools.agree RUN1.json RUN2.json --check     # exit 1 when a band misses its target
+
+For every benchmark in both runs (kernel and library roles by default; each at its
+median aggregate when it has repetitions): the ratio of the two medians, run 2
+over run 1. Per band of N, the 95th percentile (nearest rank) of |ratio - 1|, its
+median and maximum, how often the two runs' 95% intervals of the median overlap,
+and the same 95th percentile over the device-timed benchmarks alone (host work,
+thrust's allocating calls, times the host). The target per band is the one the
+project holds itself to (issue 20): at most 2.0% below 2^16, 1.0% from 2^16 on,
+for the 95th percentile over every benchmark of the band. Runs on two different
+boards are compared with a warning: the targets are for one board, back to back.
+Bad input: one line on stderr, exit code 2.
+"""
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from benchtools.cli import Parser, check_writable, one_of, write_text
+from benchtools.results import Record, Results, ResultsError, load_runs, representative
+
+FORMATS = ("markdown", "json")
+DEFAULT_ROLES = ("kernel", "library")
+# (first log2 N, last log2 N or None, target p95 of |ratio - 1|): the bands of the
+# tables in results/precision/README.md; the target is 2% below 2^16, 1% above.
+BANDS: Tuple[Tuple[int, Optional[int], float], ...] = (
+    (0, 15, 0.02), (16, 21, 0.01), (22, 25, 0.01), (26, None, 0.01))
+
+
+@dataclass(frozen=True)
+class Band:
+    label: str
+    benchmarks: int
+    p95: Optional[float]          # of |run2/run1 - 1|
+    median: Optional[float]
+    max: Optional[float]
+    overlap: Optional[float]      # fraction whose two intervals overlap (of those with intervals)
+    device_p95: Optional[float]   # the p95 over device-timed benchmarks (host_work false)
+    device_benchmarks: int
+    target: float
+    met: Optional[bool]           # None: no benchmarks in the band
+
+
+def band_label(first: int, last: Optional[int]) -> str:
+    if first == 0:
+        return f"below 2^{last + 1}"
+    return f"2^{first}-2^{last}" if last is not None else f"2^{first} and above"
+
+
+def nearest_rank(values: Sequence[float], q: float) -> Optional[float]:
+    """The q-quantile by nearest rank (the smallest value with at least q of the
+    values at or below it); None for no values."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+
+def _by_name(run: Results, roles: Sequence[str]) -> Dict[str, Record]:
+    return {r.name: r for r in representative(run.records) if r.role in roles}
+
+
+def overlaps(a: Record, b: Record) -> Optional[bool]:
+    if None in (a.ci_low_seconds, a.ci_high_seconds, b.ci_low_seconds, b.ci_high_seconds):
+        return None
+    return a.ci_low_seconds <= b.ci_high_seconds and b.ci_low_seconds <= a.ci_high_seconds
+
+
+def agree(run1: Results, run2: Results, roles: Sequence[str]) -> Tuple[List[Band], int]:
+    """The bands, and how many benchmarks of the roles only one run has."""
+    one, two = _by_name(run1, roles), _by_name(run2, roles)
+    common = sorted(set(one) & set(two))
+    unmatched = len(set(one) ^ set(two))
+    bands = []
+    for first, last, target in BANDS:
+        names = [k for k in common
+                 if first <= math.log2(one[k].n) < (last + 1 if last is not None else math.inf)]
+        dev = [abs(two[k].seconds / one[k].seconds - 1) for k in names]
+        device = [abs(two[k].seconds / one[k].seconds - 1) for k in names
+                  if one[k].host_work is False and two[k].host_work is False]
+        overlap = [o for o in (overlaps(one[k], two[k]) for k in names) if o is not None]
+        p95 = nearest_rank(dev, 0.95)
+        bands.append(Band(
+            label=band_label(first, last), benchmarks=len(names), p95=p95,
+            median=nearest_rank(dev, 0.5), max=max(dev) if dev else None,
+            overlap=sum(overlap) / len(overlap) if overlap else None,
+            device_p95=nearest_rank(device, 0.95), device_benchmarks=len(device),
+            target=target, met=None if p95 is None else p95 <= target))
+    return bands, unmatched
+
+
+def _pct(x: Optional[float], digits: int = 2) -> str:
+    return "-" if x is None else f"{100 * x:.{digits}f}%"
+
+
+def _board(run: Results) -> str:
+    return str(run.context.get("gpu_uuid") or run.gpu)
+
+
+def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int) -> str:
+    lines = [f"#### Two runs compared: {Path(run2.path).name} over {Path(run1.path).name} ({run1.gpu})", ""]
+    lines.append(f"Boards: run 1 `{_board(run1)}`, run 2 `{_board(run2)}`; roles: {', '.join(roles)}."
+                 + (f" {unmatched} benchmarks of these roles are in one run only (left out)." if unmatched else ""))
+    lines += ["", "| N band | benchmarks | p95 \\|run2/run1 − 1\\| | median | max | intervals overlap "
+              "| device-timed only: p95 (n) | target (p95) | met |",
+              "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+    for b in bands:
+        if b.benchmarks == 0:
+            continue
+        met = "yes" if b.met else "**no**"
+        lines.append(f"| {b.label} | {b.benchmarks} | {_pct(b.p95)} | {_pct(b.median)} | {_pct(b.max, 1)} "
+                     f"| {_pct(b.overlap, 0)} | {_pct(b.device_p95)} ({b.device_benchmarks}) "
+                     f"| {_pct(b.target, 1)} | {met} |")
+    lines += ["", "p95: the 95th percentile (nearest rank) of |ratio − 1| over the band's benchmarks, ratio = "
+              "run 2's median / run 1's; intervals overlap: the share whose two 95% intervals of the median "
+              "overlap; device-timed: without host work (thrust's allocating calls time the host).", ""]
+    return "\n".join(lines)
+
+
+def to_json(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int) -> str:
+    doc = {"run1": run1.path, "run2": run2.path, "board1": _board(run1), "board2": _board(run2),
+           "roles": list(roles), "unmatched": unmatched, "bands": [asdict(b) for b in bands]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = Parser(prog="bench-agree", description=__doc__.split("\n\n")[0])
+    parser.add_argument("run1", help="the first run's result JSON")
+    parser.add_argument("run2", help="the second run's result JSON (the ratio is run 2 over run 1)")
+    parser.add_argument("--roles", default=",".join(DEFAULT_ROLES),
+                        help="comma-separated roles compared (default kernel,library; also cpu)")
+    parser.add_argument("--format", default="markdown", help="markdown (default) or json")
+    parser.add_argument("--out", default=None, help="write the table here instead of to stdout")
+    parser.add_argument("--check", action="store_true", help="exit 1 when a band misses its target")
+    try:
+        args = parser.parse_args(argv)
+        fmt = one_of("--format", args.format, FORMATS)
+        roles = tuple(r for r in args.roles.split(",") if r)
+        for r in roles:
+            one_of("--roles", r, ("kernel", "library", "cpu", "unknown"))
+        if not roles:
+            raise ResultsError("--roles: name at least one role (kernel, library, cpu)")
+        check_writable("--out", args.out)
+        if Path(args.run1).resolve() == Path(args.run2).resolve():
+            raise ResultsError(f"{args.run1} is given twice: compare two runs")
+        run1, run2 = load_runs([args.run1, args.run2], "bench-agree")
+        bands, unmatched = agree(run1, run2, roles)
+        if not any(b.benchmarks for b in bands):
+            raise ResultsError(f"no benchmark of the roles {', '.join(roles)} is in both {args.run1} and {args.run2}")
+    except ResultsError as e:
+        print(f"bench-agree: {e}", file=sys.stderr)
+        return 2
+    if _board(run1) != _board(run2):
+        print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
+              "the targets are for one board, back to back", file=sys.stderr)
+    text = markdown(bands, run1, run2, roles, unmatched) if fmt == "markdown" else \
+        to_json(bands, run1, run2, roles, unmatched)
+    try:
+        if args.out:
+            write_text("--out", args.out, text)
+        else:
+            sys.stdout.write(text)
+    except ResultsError as e:
+        print(f"bench-agree: {e}", file=sys.stderr)
+        return 2
+    return 1 if args.check and any(b.met is False for b in bands) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
