@@ -75,6 +75,7 @@
 //   __device__ Value reduce(const Vec&, I first) const;       first: index of the vector's first element
 //   __device__ Value element(const In* in, I i) const;        one head or tail element
 //   __device__ Value shfl_down(Value, int offset) const;
+//   optional: static constexpr bool kWarpRedux; Value warp_all(Value) const   (see kWarpRedux below)
 //   __device__ bool packed() const;  pack(Value) -> word with its flag; unpack(word, Value*) -> full;
 //   __device__ pack2(Value, w0*, w1*); unpack2(w0, w1, Value*) -> full (w1's flag; the flagged protocol)
 //   __device__ void write(Out* out, Value) const;             the result (block 0, thread 0)
@@ -282,12 +283,32 @@ constexpr std::size_t kContiguousMinTiles = 32;
 template <class Op, int Block, int Batch>
 constexpr int kMinBlocksPerSm = Batch <= Op::kFullOccupancyBatch ? 2048 / Block : 1;
 
-// The combination of lanes [0, Width) in lane 0.
+// Whether the op's combine is one warp instruction (redux.sync, sm_80 on:
+// 4-byte integer add, min, max): a policy with kWarpRedux true gives it as
+// warp_all(v), every lane's value combined, in every lane. CUB's warp
+// reduction takes it too; five shuffle rounds cost a block's reduction about
+// 0.1 us more (the whole of a 2^12 call is 5 us).
+template <class Op, class = void>
+inline constexpr bool kWarpRedux = false;
+template <class Op>
+inline constexpr bool kWarpRedux<Op, std::void_t<decltype(Op::kWarpRedux)>> = Op::kWarpRedux;
+
+// The combination of lanes [0, Width) in lane 0 (lanes [Width, 32), when
+// Width < 32, hold the identity: they take part in redux.sync).
 template <int Width = 32, class Op>
 __device__ inline typename Op::Value warp_reduce(const Op& op, typename Op::Value v) {
+#if __CUDA_ARCH__ >= 800
+  constexpr bool kRedux = kWarpRedux<Op>;
+#else
+  constexpr bool kRedux = false;
+#endif
+  if constexpr (kRedux) {
+    return op.warp_all(v);
+  } else {
 #pragma unroll
-  for (int offset = Width / 2; offset > 0; offset >>= 1) v = op.combine(v, op.shfl_down(v, offset));
-  return v;
+    for (int offset = Width / 2; offset > 0; offset >>= 1) v = op.combine(v, op.shfl_down(v, offset));
+    return v;
+  }
 }
 
 // Warp shuffles, then the warps' partials by warp 0: a fixed tree. Result in thread 0.
