@@ -20,14 +20,18 @@ Writes (PNG, SVG and/or PDF; byte-identical when redrawn from the same JSON):
                               every library path (each CCCL of a bench-merge file),
                               and the kernel's speedup over the fastest path of each
 Files of several GPUs are never merged: every chart shows one panel per GPU,
-each against its own peak and ceilings.
+each against its own peak and ceilings. The charts are drawn by --jobs processes
+(default: one per CPU); each file is the same whichever process draws it.
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
+import multiprocessing
+import os
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import Callable, List, Sequence, Tuple
 
 from benchtools import draw, shape, versus
 from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn
@@ -59,9 +63,9 @@ def versus_charts(gpus: List[shape.Gpu], kernel: str, libraries: Sequence[str] |
 
 def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats: Sequence[str],
            n: int | None = None, baseline: str | None = None, heatmap: str | None = None,
-           versus_: Sequence[versus.VersusChart] = ()) -> Tuple[List[Path], List[str]]:
-    """Draws the chosen chart kinds into out_dir; returns the files and what the
-    rooflines lacked (roofs, or N for a family)."""
+           versus_: Sequence[versus.VersusChart] = (), jobs: int = 1) -> Tuple[List[Path], List[str]]:
+    """Draws the chosen chart kinds into out_dir, in `jobs` processes; returns the
+    files (in the charts' order) and what the rooflines lacked (roofs, or N for a family)."""
     figures = []   # (stem, figure)
     missing: List[str] = []
     if "versus" in charts:
@@ -102,12 +106,38 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
             stem = f"heatmap_{family}_{type_}_{variant}" + (f"_n{at}" if len(sizes[(family, type_, variant)]) > 1 else "")
             figures.append((stem, lambda t=title, p=panels: draw.heatmap(t, p)))
     out_dir.mkdir(parents=True, exist_ok=True)
-    written: List[Path] = []
-    for stem, make in figures:
-        fig = make()
-        written += [draw.save(fig, out_dir / f"{stem}.{fmt}", fmt) for fmt in formats]
-        draw.close(fig)
-    return written, missing
+    global _JOB
+    _JOB = (figures, out_dir, tuple(formats))
+    workers = min(jobs, len(figures))
+    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        drawn = [_draw(i) for i in range(len(figures))]
+    else:   # forked workers see the figures' closures as the parent has them
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            drawn = list(pool.map(_draw, range(len(figures))))
+    _JOB = None
+    return [p for paths in drawn for p in paths], missing
+
+
+# The figures of the render in progress: (stem, make) pairs, the folder and the
+# formats; set before the worker processes fork, so they need nothing pickled.
+_JOB: Tuple[List[Tuple[str, Callable]], Path, Tuple[str, ...]] | None = None
+
+
+def _draw(index: int) -> List[Path]:
+    figures, out_dir, formats = _JOB
+    stem, make = figures[index]
+    fig = make()
+    paths = [draw.save(fig, out_dir / f"{stem}.{fmt}", fmt) for fmt in formats]
+    draw.close(fig)
+    return paths
+
+
+def default_jobs() -> int:
+    """One process per CPU this process may use."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:   # not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -128,6 +158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                           "against instead of the declared libraries")
     parser.add_argument("--heatmap", default=None, help="regex on family/type/variant choosing heatmaps (default: "
                                                         "every variant with more than one block/batch at N)")
+    parser.add_argument("--jobs", default=None, help="processes drawing the charts (default: one per CPU)")
     try:
         args = parser.parse_args(argv)
         formats = comma_list("--format", args.format, draw.FORMATS)
@@ -138,6 +169,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.libraries and not args.versus:
             raise ResultsError("--libraries needs --versus KERNEL")
         n = shape.parse_n(args.n) if args.n is not None else None
+        jobs = default_jobs()
+        if args.jobs is not None:
+            if not args.jobs.isdigit() or int(args.jobs) < 1:
+                raise ResultsError(f"--jobs: expected a positive whole number of processes, got '{args.jobs}'")
+            jobs = int(args.jobs)
         check_regex("--heatmap", args.heatmap)
         check_writable("--out", args.out, directory=True)
         _, gpus, warnings = load(args.results, "bench-plot", args.filter)
@@ -157,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-plot: {e}", file=sys.stderr)
         return 2
 
-    written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap, versus_)
+    written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap, versus_, jobs)
     if not written:   # e.g. only 0 B/s and mean aggregates: nothing a chart can show
         print(f"bench-plot: nothing to draw: no benchmark in the input has a time and declared bytes for the "
               f"charts {', '.join(charts)}", file=sys.stderr)
