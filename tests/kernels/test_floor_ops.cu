@@ -7,7 +7,8 @@
 // every compiled block x batch at the edges between one block and two with
 // every alignment (and b's alignment apart from a's for dot), both sides of
 // the one-wave edge, small workspaces (contiguous runs), argmax's flagged
-// (two-word) slot protocol, workspaces left zero, clear refusals.
+// (two-word) slot protocol, workspaces left zero, unsigned max and min that
+// compare as unsigned, clear refusals.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -337,6 +338,39 @@ TEST_F(FloorOps, EveryCompiledConfigAtTheTileEdgesAndPastOneWave) {
                   << "dot " << where(n, offset, cfg) << " b offset " << boff;
             }
           }
+        }
+      }
+    }
+  }
+}
+
+// Unsigned max and min take the unsigned warp instruction (redux.sync on
+// unsigned): with values on both sides of 2^31 a signed comparison would
+// return a value with the top bit set as the minimum and miss the maximum.
+// Every block size (the second level of the block's reduction has fewer lanes
+// than a warp below 1024 threads), one block and many, every alignment.
+TEST_F(FloorOps, UnsignedMaxAndMinCompareAsUnsigned) {
+  const std::size_t big = (std::size_t{1} << 20) + 3;
+  std::vector<unsigned> x(big + 4);
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<unsigned>((i * 2654435761u) ^ (i << 29)) | 1u;
+  const DeviceBuffer<unsigned> dx = upload(x);
+  unsigned* out = reinterpret_cast<unsigned*>(out_.get());
+  for (int block : {128, 256, 512, 1024}) {
+    for (int batch : {1, 4}) {
+      const Config cfg{block, batch};
+      const std::size_t tile = static_cast<std::size_t>(block) * batch * 4;
+      for (std::size_t n : {tile - 1, tile + 5, 5 * tile + 3, big}) {
+        for (std::size_t offset : {std::size_t{0}, std::size_t{3}}) {
+          const unsigned* h = x.data() + offset;
+          const unsigned want_max = *std::max_element(h, h + n), want_min = *std::min_element(h, h + n);
+          ASSERT_GE(want_max, 1u << 31) << where(n, offset, cfg);
+          ASSERT_LT(want_min, 1u << 31) << where(n, offset, cfg);
+          poison(out);
+          ASSERT_EQ(floor_max(dx.get() + offset, n, out, stream_, cfg), cudaSuccess);
+          EXPECT_EQ(fetch(out), want_max) << "max " << where(n, offset, cfg);
+          poison(out);
+          ASSERT_EQ(floor_min(dx.get() + offset, n, out, stream_, cfg), cudaSuccess);
+          EXPECT_EQ(fetch(out), want_min) << "min " << where(n, offset, cfg);
         }
       }
     }

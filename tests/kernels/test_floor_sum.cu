@@ -3,7 +3,8 @@
 // determinism of float sums over 100 calls, every head/tail split, n = 0, the
 // caller-workspace overload with two streams at once (left zero-filled), the
 // choice by n across its size classes, grids past one wave and both sides of
-// it, integer carries through the atomic combine, half and bfloat16 inputs
+// it, integer carries through the atomic combine, unsigned sums that wrap,
+// half and bfloat16 inputs
 // summed in float (exactly, on small integers; bitwise alike from call to
 // call), and clear refusals.
 #include <gtest/gtest.h>
@@ -71,6 +72,26 @@ TEST_F(FloorSum, EveryHeadAndTailSplitAndEmptyInput) {
       poison(out);
       ASSERT_EQ(floor_sum(data.device.get() + offset, 4096, out.get(), stream_, cfg), cudaSuccess);
       EXPECT_EQ(fetch(out), host_sum(data.host.data() + offset, 4096)) << "block " << cfg.block;
+    }
+  }
+}
+
+// Unsigned sums wrap modulo 2^32, through the warp instruction (redux.sync on
+// unsigned) and the ticket combine: every value has its top bit set, so almost
+// every partial sum wraps. Every block size, one block and many.
+TEST_F(FloorSum, UnsignedSumsWrapModulo2To32) {
+  const std::size_t big = (std::size_t{1} << 20) + 3;
+  std::vector<unsigned> x(big);
+  for (std::size_t i = 0; i < big; ++i) x[i] = static_cast<unsigned>(i * 2654435761u) | 0x80000000u;
+  DeviceBuffer<unsigned> dx(big), out(1);
+  ASSERT_EQ(cudaMemcpy(dx.get(), x.data(), big * sizeof(unsigned), cudaMemcpyHostToDevice), cudaSuccess);
+  for (Config cfg : {Config{}, Config{128, 1}, Config{256, 4}, Config{512, 8}, Config{1024, 2}}) {
+    for (std::size_t n : {std::size_t{33}, std::size_t{4095}, big}) {
+      unsigned want = 0;
+      for (std::size_t i = 0; i < n; ++i) want += x[i];
+      ASSERT_EQ(cudaMemsetAsync(out.get(), 0xA5, sizeof(unsigned), stream_), cudaSuccess);
+      ASSERT_EQ(floor_sum(dx.get(), n, out.get(), stream_, cfg), cudaSuccess);
+      EXPECT_EQ(fetch(out), want) << "n " << n << " config " << cfg.block << "/" << cfg.batch;
     }
   }
 }

@@ -71,12 +71,12 @@ def test_redrawing_the_same_json_gives_the_same_bytes(tmp_path):
 
 
 def test_charts_drawn_by_several_processes_are_the_same_files_in_the_same_order(tmp_path, capsys):
-    args = ["--format", "png,svg"]
+    args = ["--format", "png,svg,pdf"]
     assert plot.main([ROOF, "--out", str(tmp_path / "one"), "--jobs", "1"] + args) == 0
     serial = capsys.readouterr().out.splitlines()
     assert plot.main([ROOF, "--out", str(tmp_path / "four"), "--jobs", "4"] + args) == 0
     parallel = capsys.readouterr().out.splitlines()
-    assert [p.replace("/four/", "/one/") for p in parallel] == serial and len(serial) == 2 * len(ONE_GPU)
+    assert [p.replace("/four/", "/one/") for p in parallel] == serial and len(serial) == 3 * len(ONE_GPU)
     for f in names(tmp_path / "one"):
         assert (tmp_path / "one" / f).read_bytes() == (tmp_path / "four" / f).read_bytes(), f
     assert plot.default_jobs() >= 1
@@ -152,6 +152,7 @@ def test_cli_truncated_input_warns_and_plots(tmp_path, capsys, path):
     (lambda d: None, [ROOF, "--no-such-option"], "unrecognized arguments"),
     (lambda d: None, [ROOF, "--jobs", "0"], "--jobs: expected a positive whole number of processes, got '0'"),
     (lambda d: None, [ROOF, "--jobs", "many"], "--jobs: expected a positive whole number of processes, got 'many'"),
+    (lambda d: None, [ROOF, "--jobs", "\u00b2"], "--jobs: expected a positive whole number of processes, got '\u00b2'"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, setup, args, message):
     """bench-plot on bad input: exit 2, `message` on one stderr line, nothing written."""

@@ -39,7 +39,7 @@ class Band:
     label: str
     benchmarks: int
     p95: Optional[float]          # of |run2/run1 - 1|
-    median: Optional[float]
+    median: Optional[float]       # the lower median (nearest rank) when the count is even
     max: Optional[float]
     overlap: Optional[float]      # fraction whose two intervals overlap (of those with intervals)
     device_p95: Optional[float]   # the p95 over device-timed benchmarks (host_work false)
@@ -81,7 +81,7 @@ def agree(run1: Results, run2: Results, roles: Sequence[str]) -> Tuple[List[Band
     bands = []
     for first, last, target in BANDS:
         names = [k for k in common
-                 if first <= math.log2(one[k].n) < (last + 1 if last is not None else math.inf)]
+                 if first <= one[k].n.bit_length() - 1 <= (last if last is not None else math.inf)]
         dev = [abs(two[k].seconds / one[k].seconds - 1) for k in names]
         device = [abs(two[k].seconds / one[k].seconds - 1) for k in names
                   if one[k].host_work is False and two[k].host_work is False]
@@ -157,7 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"bench-agree: {e}", file=sys.stderr)
         return 2
-    if _board(run1) != _board(run2):
+    if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)
     text = markdown(bands, run1, run2, roles, unmatched) if fmt == "markdown" else \

@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import sys
+import threading
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Callable, List, Sequence, Tuple
@@ -108,14 +110,23 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
     out_dir.mkdir(parents=True, exist_ok=True)
     global _JOB
     _JOB = (figures, out_dir, tuple(formats))
-    workers = min(jobs, len(figures))
-    if workers <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        drawn = [_draw(i) for i in range(len(figures))]
-    else:   # forked workers see the figures' closures as the parent has them
-        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
-            drawn = list(pool.map(_draw, range(len(figures))))
-    _JOB = None
+    try:
+        if min(jobs, len(figures)) <= 1 or not _can_fork():
+            drawn = [_draw(i) for i in range(len(figures))]
+        else:   # forked workers see the figures' closures as the parent has them
+            with ProcessPoolExecutor(min(jobs, len(figures)), mp_context=multiprocessing.get_context("fork")) as pool:
+                drawn = list(pool.map(_draw, range(len(figures))))
+    finally:
+        _JOB = None
     return [p for paths in drawn for p in paths], missing
+
+
+def _can_fork() -> bool:
+    """Whether worker processes may be forked here: a fork start method, no other
+    thread running (a forked child can inherit a lock another thread held), and
+    Python 3.10 or later (3.9's pool could fork from its own manager thread)."""
+    return ("fork" in multiprocessing.get_all_start_methods() and threading.active_count() == 1
+            and sys.version_info >= (3, 10))
 
 
 # The figures of the render in progress: (stem, make) pairs, the folder and the
@@ -171,7 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         n = shape.parse_n(args.n) if args.n is not None else None
         jobs = default_jobs()
         if args.jobs is not None:
-            if not args.jobs.isdigit() or int(args.jobs) < 1:
+            if not re.fullmatch(r"[0-9]+", args.jobs) or int(args.jobs) < 1:
                 raise ResultsError(f"--jobs: expected a positive whole number of processes, got '{args.jobs}'")
             jobs = int(args.jobs)
         check_regex("--heatmap", args.heatmap)

@@ -304,7 +304,9 @@ def draw_charts(path: str) -> Tuple[List[Tuple[str, str]], str]:
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
-                rc = plot.main([path, "--out", tmp, "--format", "png"])
+                # One process: a forked worker's warnings would go to its own copy of the
+                # redirected stderr, not into the report's note.
+                rc = plot.main([path, "--out", tmp, "--format", "png", "--jobs", "1"])
             except SystemExit as e:  # an argparse --help or a sys.exit inside
                 rc = e.code if isinstance(e.code, int) else 1
         files = sorted(p for p in Path(tmp).iterdir() if p.suffix in (".svg", ".png"))
