@@ -146,3 +146,32 @@ def test_bad_input_is_one_line_naming_it(tmp_path, capsys, args, message):
     err = capsys.readouterr().err
     assert err.startswith("bench-agree: ") and err.count("\n") == 1
     assert message.replace("MISSING", str(tmp_path / "missing.json")) in err
+
+
+def test_an_offset_a_dataset_shares_is_told_apart_from_the_spread_within_it(tmp_path, capsys):
+    # i32 at 2^20: six kernels all 3% slower in run 2 (+-0.1%); f32 at 2^20: six unchanged (+-0.2%);
+    # i32 at 2^22: four kernels (too few for a group); one host-work call (left out).
+    one, two = [], []
+    for i, wiggle in enumerate([-0.001, 0.0, 0.001, 0.0005, -0.0005, 0.0]):
+        one.append(entry(f"a{i}", 1 << 20, 10.0)); two.append(entry(f"a{i}", 1 << 20, 10.0 * (1.03 + wiggle)))
+    for i, wiggle in enumerate([-0.002, 0.0, 0.002, 0.001, -0.001, 0.0]):
+        one.append(dict(entry(f"b{i}", 1 << 20, 10.0), name=f"reduce_sum/f32/b{i}/N:{1 << 20}/manual_time",
+                        run_name=f"reduce_sum/f32/b{i}/N:{1 << 20}/manual_time"))
+        two.append(dict(entry(f"b{i}", 1 << 20, 10.0 * (1 + wiggle)), name=f"reduce_sum/f32/b{i}/N:{1 << 20}/manual_time",
+                        run_name=f"reduce_sum/f32/b{i}/N:{1 << 20}/manual_time"))
+    for i in range(4):
+        one.append(entry(f"c{i}", 1 << 22, 10.0)); two.append(entry(f"c{i}", 1 << 22, 15.0))
+    one.append(entry("t", 1 << 20, 10.0, role="library", host_work=True))
+    two.append(entry("t", 1 << 20, 20.0, role="library", host_work=True))
+    r1, r2 = write(tmp_path / "a.json", one), write(tmp_path / "b.json", two)
+    off = agree.shared_offsets(load_results(r1), load_results(r2), ("kernel", "library"))
+    assert [(g.type, g.n, g.benchmarks) for g in off.groups] == [("i32", 1 << 20, 6), ("f32", 1 << 20, 6)]
+    assert off.groups[0].median_ratio == pytest.approx(1.03) and off.groups[1].median_ratio == pytest.approx(1.0)
+    assert off.benchmarks == 12 and off.within_p95 == pytest.approx(0.002, abs=1e-6)
+    assert agree.main([r1, r2]) == 0
+    out = capsys.readouterr().out
+    assert "2 groups of 5 or more, 12 benchmarks" in out and "i32 2^20 1.030 (6), f32 2^20 1.000 (6)" in out
+    assert agree.main([r1, r2, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["offsets"]["groups"][0] == {"type": "i32", "n": 1 << 20, "benchmarks": 6,
+                                           "median_ratio": pytest.approx(1.03)}

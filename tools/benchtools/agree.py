@@ -10,14 +10,20 @@ median and maximum, how often the two runs' 95% intervals of the median overlap,
 and the same 95th percentile over the device-timed benchmarks alone (host work,
 thrust's allocating calls, times the host). The target per band is the one the
 project holds itself to (issue 20): at most 2.0% below 2^16, 1.0% from 2^16 on,
-for the 95th percentile over every benchmark of the band. Runs on two different
-boards are compared with a warning: the targets are for one board, back to back.
+for the 95th percentile over every benchmark of the band. Then what the runs
+differ by as a whole dataset: the device-timed benchmarks grouped by type and N
+(the benchmarks of a group read the same input), each group's median ratio, and
+how far the benchmarks stray from their group's median: a shift that every
+benchmark of a dataset shares points at the data's placement or the process,
+not at the kernels. Runs on two different boards are compared with a warning:
+the targets are for one board, back to back.
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
 import json
 import math
+import statistics
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -96,6 +102,47 @@ def agree(run1: Results, run2: Results, roles: Sequence[str]) -> Tuple[List[Band
     return bands, unmatched
 
 
+MIN_GROUP = 5   # benchmarks a dataset group needs before its median says anything
+SHOWN_GROUPS = 6
+
+
+@dataclass(frozen=True)
+class Group:
+    type: str
+    n: int
+    benchmarks: int
+    median_ratio: float   # run 2 over run 1, the group's median
+
+
+@dataclass(frozen=True)
+class Offsets:
+    groups: List[Group]             # groups of MIN_GROUP or more, farthest median from 1 first
+    benchmarks: int                 # in those groups
+    within_p95: Optional[float]     # p95 of |ratio / its group's median - 1|
+
+
+def shared_offsets(run1: Results, run2: Results, roles: Sequence[str]) -> Offsets:
+    """The device-timed benchmarks of both runs grouped by dataset (type, N)."""
+    one, two = _by_name(run1, roles), _by_name(run2, roles)
+    by_group: Dict[Tuple[str, int], List[float]] = {}
+    for k in sorted(set(one) & set(two)):
+        if one[k].host_work is False and two[k].host_work is False:
+            by_group.setdefault((one[k].type, one[k].n), []).append(two[k].seconds / one[k].seconds)
+    groups, within = [], []
+    for (type_, n), ratios in by_group.items():
+        if len(ratios) < MIN_GROUP:
+            continue
+        m = statistics.median(ratios)
+        groups.append(Group(type=type_, n=n, benchmarks=len(ratios), median_ratio=m))
+        within += [abs(r / m - 1) for r in ratios]
+    groups.sort(key=lambda g: (-abs(g.median_ratio - 1), g.type, g.n))
+    return Offsets(groups=groups, benchmarks=len(within), within_p95=nearest_rank(within, 0.95))
+
+
+def _n_text(n: int) -> str:
+    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
+
+
 def _pct(x: Optional[float], digits: int = 2) -> str:
     return "-" if x is None else f"{100 * x:.{digits}f}%"
 
@@ -104,7 +151,8 @@ def _board(run: Results) -> str:
     return str(run.context.get("gpu_uuid") or run.gpu)
 
 
-def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int) -> str:
+def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int,
+             offsets: Offsets) -> str:
     lines = [f"#### Two runs compared: {Path(run2.path).name} over {Path(run1.path).name} ({run1.gpu})", ""]
     lines.append(f"Boards: run 1 `{_board(run1)}`, run 2 `{_board(run2)}`; roles: {', '.join(roles)}."
                  + (f" {unmatched} benchmarks of these roles are in one run only (left out)." if unmatched else ""))
@@ -121,12 +169,21 @@ def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[st
     lines += ["", "p95: the 95th percentile (nearest rank) of |ratio − 1| over the band's benchmarks, ratio = "
               "run 2's median / run 1's; intervals overlap: the share whose two 95% intervals of the median "
               "overlap; device-timed: without host work (thrust's allocating calls time the host).", ""]
+    if offsets.groups:
+        far = ", ".join(f"{g.type} {_n_text(g.n)} {g.median_ratio:.3f} ({g.benchmarks})"
+                        for g in offsets.groups[:SHOWN_GROUPS])
+        lines += [f"**Shared offsets.** The device-timed benchmarks grouped by dataset (type and N; "
+                  f"{len(offsets.groups)} groups of {MIN_GROUP} or more, {offsets.benchmarks} benchmarks). "
+                  f"The groups' median ratios farthest from 1: {far}. Within a group, the 95th percentile of "
+                  f"\\|ratio / the group's median − 1\\| is {_pct(offsets.within_p95)}.", ""]
     return "\n".join(lines)
 
 
-def to_json(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int) -> str:
+def to_json(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int,
+            offsets: Offsets) -> str:
     doc = {"run1": run1.path, "run2": run2.path, "board1": _board(run1), "board2": _board(run2),
-           "roles": list(roles), "unmatched": unmatched, "bands": [asdict(b) for b in bands]}
+           "roles": list(roles), "unmatched": unmatched, "bands": [asdict(b) for b in bands],
+           "offsets": asdict(offsets)}
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -160,8 +217,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)
-    text = markdown(bands, run1, run2, roles, unmatched) if fmt == "markdown" else \
-        to_json(bands, run1, run2, roles, unmatched)
+    offsets = shared_offsets(run1, run2, roles)
+    text = markdown(bands, run1, run2, roles, unmatched, offsets) if fmt == "markdown" else \
+        to_json(bands, run1, run2, roles, unmatched, offsets)
     try:
         if args.out:
             write_text("--out", args.out, text)
