@@ -33,6 +33,12 @@ def pair(tmp_path, ratios, n=1 << 20, **kw):
     return write(tmp_path / "r1.json", one), write(tmp_path / "r2.json", two)
 
 
+def compare(r1, r2, roles):
+    """The bands and the count left unmatched, as bench-agree computes them."""
+    matched, unmatched = agree.pairs(load_results(r1), load_results(r2), roles)
+    return agree.agree(matched), unmatched
+
+
 def test_nearest_rank_is_the_smallest_value_with_q_at_or_below_it():
     values = [float(i) for i in range(1, 21)]           # 1..20: the 95th percentile is the 19th
     assert agree.nearest_rank(values, 0.95) == 19.0
@@ -51,7 +57,7 @@ def test_the_95th_percentile_median_and_max_of_the_ratios(tmp_path):
     # 20 kernels at 2^20: |ratio - 1| = 0.1%, 0.2%, ..., 2.0%; half of them slower, half faster.
     ratios = [1 + (i + 1) * 0.001 * (1 if i % 2 else -1) for i in range(20)]
     r1, r2 = pair(tmp_path, ratios)
-    bands, unmatched = agree.agree(load_results(r1), load_results(r2), ("kernel", "library"))
+    bands, unmatched = compare(r1, r2, ("kernel", "library"))
     band = bands[1]
     assert unmatched == 0 and band.benchmarks == 20 and band.label == "2^16-2^21"
     assert band.p95 == pytest.approx(0.019) and band.median == pytest.approx(0.010)
@@ -83,10 +89,10 @@ def test_host_work_is_left_out_of_the_device_timed_column_and_roles_select(tmp_p
     two = [entry("k", 1 << 24, 10.05), entry("thrust", 1 << 24, 12.0, role="library", host_work=True),
            entry("cpu", 1 << 24, 20.0, role="cpu")]
     r1, r2 = write(tmp_path / "a.json", one), write(tmp_path / "b.json", two)
-    band = agree.agree(load_results(r1), load_results(r2), ("kernel", "library"))[0][2]
+    band = compare(r1, r2, ("kernel", "library"))[0][2]
     assert band.benchmarks == 2 and band.p95 == pytest.approx(0.2) and band.device_benchmarks == 1
     assert band.device_p95 == pytest.approx(0.005)
-    band = agree.agree(load_results(r1), load_results(r2), ("cpu",))[0][2]
+    band = compare(r1, r2, ("cpu",))[0][2]
     assert band.benchmarks == 1 and band.p95 == pytest.approx(1.0)
 
 
@@ -107,7 +113,7 @@ def test_repetitions_compare_by_their_median_aggregate(tmp_path):
         return out + [med]
     r1 = write(tmp_path / "a.json", reps([10.0, 10.0, 30.0]))
     r2 = write(tmp_path / "b.json", reps([10.1, 50.0, 10.1]))
-    band = agree.agree(load_results(r1), load_results(r2), ("kernel",))[0][1]
+    band = compare(r1, r2, ("kernel",))[0][1]
     assert band.benchmarks == 1 and band.p95 == pytest.approx(0.01)
 
 
@@ -164,7 +170,7 @@ def test_an_offset_a_dataset_shares_is_told_apart_from_the_spread_within_it(tmp_
     one.append(entry("t", 1 << 20, 10.0, role="library", host_work=True))
     two.append(entry("t", 1 << 20, 20.0, role="library", host_work=True))
     r1, r2 = write(tmp_path / "a.json", one), write(tmp_path / "b.json", two)
-    off = agree.shared_offsets(load_results(r1), load_results(r2), ("kernel", "library"))
+    off = agree.shared_offsets(agree.pairs(load_results(r1), load_results(r2), ("kernel", "library"))[0])
     assert [(g.type, g.n, g.benchmarks) for g in off.groups] == [("i32", 1 << 20, 6), ("f32", 1 << 20, 6)]
     assert off.groups[0].median_ratio == pytest.approx(1.03) and off.groups[1].median_ratio == pytest.approx(1.0)
     assert off.benchmarks == 12 and off.within_p95 == pytest.approx(0.002, abs=1e-6)

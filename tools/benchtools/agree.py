@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import json
 import math
-import statistics
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from benchtools import stats
 from benchtools.cli import Parser, check_writable, one_of, write_text
+from benchtools.noise import n_label
 from benchtools.results import Record, Results, ResultsError, load_runs, representative
 
 FORMATS = ("markdown", "json")
@@ -73,33 +74,50 @@ def _by_name(run: Results, roles: Sequence[str]) -> Dict[str, Record]:
     return {r.name: r for r in representative(run.records) if r.role in roles}
 
 
+@dataclass(frozen=True)
+class Pair:
+    """One benchmark as each run measured it."""
+    first: Record
+    second: Record
+
+    @property
+    def ratio(self) -> float:   # run 2 over run 1
+        return self.second.seconds / self.first.seconds
+
+    @property
+    def device_timed(self) -> bool:   # no host work in either run (thrust's allocating calls time the host)
+        return self.first.host_work is False and self.second.host_work is False
+
+
+def pairs(run1: Results, run2: Results, roles: Sequence[str]) -> Tuple[List[Pair], int]:
+    """The benchmarks of the roles in both runs, by name, and how many only one run has."""
+    one, two = _by_name(run1, roles), _by_name(run2, roles)
+    return [Pair(one[k], two[k]) for k in sorted(set(one) & set(two))], len(set(one) ^ set(two))
+
+
 def overlaps(a: Record, b: Record) -> Optional[bool]:
     if None in (a.ci_low_seconds, a.ci_high_seconds, b.ci_low_seconds, b.ci_high_seconds):
         return None
     return a.ci_low_seconds <= b.ci_high_seconds and b.ci_low_seconds <= a.ci_high_seconds
 
 
-def agree(run1: Results, run2: Results, roles: Sequence[str]) -> Tuple[List[Band], int]:
-    """The bands, and how many benchmarks of the roles only one run has."""
-    one, two = _by_name(run1, roles), _by_name(run2, roles)
-    common = sorted(set(one) & set(two))
-    unmatched = len(set(one) ^ set(two))
+def agree(matched: Sequence[Pair]) -> List[Band]:
+    """The bands of N, each with its benchmarks' agreement and target."""
     bands = []
     for first, last, target in BANDS:
-        names = [k for k in common
-                 if first <= one[k].n.bit_length() - 1 <= (last if last is not None else math.inf)]
-        dev = [abs(two[k].seconds / one[k].seconds - 1) for k in names]
-        device = [abs(two[k].seconds / one[k].seconds - 1) for k in names
-                  if one[k].host_work is False and two[k].host_work is False]
-        overlap = [o for o in (overlaps(one[k], two[k]) for k in names) if o is not None]
+        band = [p for p in matched
+                if first <= p.first.n.bit_length() - 1 <= (last if last is not None else math.inf)]
+        dev = [abs(p.ratio - 1) for p in band]
+        device = [abs(p.ratio - 1) for p in band if p.device_timed]
+        overlap = [o for o in (overlaps(p.first, p.second) for p in band) if o is not None]
         p95 = nearest_rank(dev, 0.95)
         bands.append(Band(
-            label=band_label(first, last), benchmarks=len(names), p95=p95,
+            label=band_label(first, last), benchmarks=len(band), p95=p95,
             median=nearest_rank(dev, 0.5), max=max(dev) if dev else None,
             overlap=sum(overlap) / len(overlap) if overlap else None,
             device_p95=nearest_rank(device, 0.95), device_benchmarks=len(device),
             target=target, met=None if p95 is None else p95 <= target))
-    return bands, unmatched
+    return bands
 
 
 MIN_GROUP = 5   # benchmarks a dataset group needs before its median says anything
@@ -121,26 +139,21 @@ class Offsets:
     within_p95: Optional[float]     # p95 of |ratio / its group's median - 1|
 
 
-def shared_offsets(run1: Results, run2: Results, roles: Sequence[str]) -> Offsets:
-    """The device-timed benchmarks of both runs grouped by dataset (type, N)."""
-    one, two = _by_name(run1, roles), _by_name(run2, roles)
+def shared_offsets(matched: Sequence[Pair]) -> Offsets:
+    """The device-timed benchmarks grouped by dataset (type, N)."""
     by_group: Dict[Tuple[str, int], List[float]] = {}
-    for k in sorted(set(one) & set(two)):
-        if one[k].host_work is False and two[k].host_work is False:
-            by_group.setdefault((one[k].type, one[k].n), []).append(two[k].seconds / one[k].seconds)
+    for p in matched:
+        if p.device_timed:
+            by_group.setdefault((p.first.type, p.first.n), []).append(p.ratio)
     groups, within = [], []
     for (type_, n), ratios in by_group.items():
         if len(ratios) < MIN_GROUP:
             continue
-        m = statistics.median(ratios)
+        m = stats.median(ratios)
         groups.append(Group(type=type_, n=n, benchmarks=len(ratios), median_ratio=m))
         within += [abs(r / m - 1) for r in ratios]
     groups.sort(key=lambda g: (-abs(g.median_ratio - 1), g.type, g.n))
     return Offsets(groups=groups, benchmarks=len(within), within_p95=nearest_rank(within, 0.95))
-
-
-def _n_text(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
 
 
 def _pct(x: Optional[float], digits: int = 2) -> str:
@@ -170,7 +183,7 @@ def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[st
               "run 2's median / run 1's; intervals overlap: the share whose two 95% intervals of the median "
               "overlap; device-timed: without host work (thrust's allocating calls time the host).", ""]
     if offsets.groups:
-        far = ", ".join(f"{g.type} {_n_text(g.n)} {g.median_ratio:.3f} ({g.benchmarks})"
+        far = ", ".join(f"{g.type} {n_label(g.n)} {g.median_ratio:.3f} ({g.benchmarks})"
                         for g in offsets.groups[:SHOWN_GROUPS])
         lines += [f"**Shared offsets.** The device-timed benchmarks grouped by dataset (type and N; "
                   f"{len(offsets.groups)} groups of {MIN_GROUP} or more, {offsets.benchmarks} benchmarks). "
@@ -208,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if Path(args.run1).resolve() == Path(args.run2).resolve():
             raise ResultsError(f"{args.run1} is given twice: compare two runs")
         run1, run2 = load_runs([args.run1, args.run2], "bench-agree")
-        bands, unmatched = agree(run1, run2, roles)
+        matched, unmatched = pairs(run1, run2, roles)
+        bands = agree(matched)
         if not any(b.benchmarks for b in bands):
             raise ResultsError(f"no benchmark of the roles {', '.join(roles)} is in both {args.run1} and {args.run2}")
     except ResultsError as e:
@@ -217,7 +231,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)
-    offsets = shared_offsets(run1, run2, roles)
+    offsets = shared_offsets(matched)
     text = markdown(bands, run1, run2, roles, unmatched, offsets) if fmt == "markdown" else \
         to_json(bands, run1, run2, roles, unmatched, offsets)
     try:

@@ -110,11 +110,12 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
     out_dir.mkdir(parents=True, exist_ok=True)
     global _JOB
     _JOB = (figures, out_dir, tuple(formats))
+    workers = min(jobs, len(figures))
     try:
-        if min(jobs, len(figures)) <= 1 or not _can_fork():
+        if workers <= 1 or not _can_fork():
             drawn = [_draw(i) for i in range(len(figures))]
         else:   # forked workers see the figures' closures as the parent has them
-            with ProcessPoolExecutor(min(jobs, len(figures)), mp_context=multiprocessing.get_context("fork")) as pool:
+            with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
                 drawn = list(pool.map(_draw, range(len(figures))))
     finally:
         _JOB = None
