@@ -70,11 +70,11 @@ struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits
   }
   __device__ Value shfl_down(Value v, int offset) const { return __shfl_down_sync(0xFFFFFFFFu, v, offset); }
   // 4-byte integers: a warp's maximum or minimum in one redux.sync (signed or
-  // unsigned as T).
+  // unsigned as T). warp_all is called (and instantiated) only where kWarpRedux holds.
   static constexpr bool kWarpRedux = std::is_integral_v<T>;
   __device__ Value warp_all(Value v) const {
-    if constexpr (kWarpRedux) return IsMax ? __reduce_max_sync(0xFFFFFFFFu, v) : __reduce_min_sync(0xFFFFFFFFu, v);
-    else return v;
+    static_assert(kWarpRedux, "redux.sync compares 4-byte integers only");
+    return IsMax ? __reduce_max_sync(0xFFFFFFFFu, v) : __reduce_min_sync(0xFFFFFFFFu, v);
   }
 
   // The identity folded in last (a float result of only NaN, or of only -inf

@@ -100,10 +100,11 @@ struct SumPolicy {
   }
   __device__ Value shfl_down(Value v, int offset) const { return __shfl_down_sync(0xFFFFFFFFu, v, offset); }
   // 4-byte integers: a warp's sum in one redux.sync (wrapping, as detail::add).
+  // warp_all is called (and instantiated) only where kWarpRedux holds.
   static constexpr bool kWarpRedux = std::is_integral_v<Value> && sizeof(Value) == 4;
   __device__ Value warp_all(Value v) const {
-    if constexpr (kWarpRedux) return static_cast<Value>(__reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(v)));
-    else return v;
+    static_assert(kWarpRedux, "redux.sync adds 4-byte integers only");
+    return static_cast<Value>(__reduce_add_sync(0xFFFFFFFFu, static_cast<unsigned>(v)));
   }
 
   // Slots: a 4-byte Value packed (flag << 32 | value bits); an 8-byte one
