@@ -127,10 +127,7 @@ __global__ void __launch_bounds__(kScanThreads)
     if (i == report) *want = p;
     if (!(fabs(static_cast<double>(out[i]) - p.sum) <= float_sum_tolerance(i + 1, p.abs)) && wrong++ == 0) first = i;
   }
-  if (report >= n && wrong != 0) {
-    atomicAdd(found, wrong);
-    atomicMin(found + 1, first);
-  }
+  if (report >= n) device_check_detail::tally(found, wrong, first);
 }
 
 }  // namespace
@@ -140,22 +137,17 @@ WrongFloatPrefix wrong_float_prefix_sums(const float* in, const float* out, std:
   if (n == 0) return r;
   const std::size_t chunks = (n + kScanChunk - 1) / kScanChunk;  // at most 2^28 (n <= 2^40): one grid
   DeviceBuffer<DoublePrefix> starts(chunks + 1);  // the last: the reported prefix
-  DeviceBuffer<unsigned long long> found(2);
   const unsigned grid = static_cast<unsigned>(chunks);
   chunk_totals<<<grid, kScanThreads, 0, stream>>>(in, n, starts.get());
   BENCH_CHECK_LAUNCH("chunk_totals");
   chunk_starts<<<1, kScanThreads, 0, stream>>>(starts.get(), chunks);
   BENCH_CHECK_LAUNCH("chunk_starts");
-  BENCH_CUDA_CHECK(cudaMemsetAsync(found.get(), 0, sizeof(unsigned long long), stream));
-  BENCH_CUDA_CHECK(cudaMemsetAsync(found.get() + 1, 0xFF, sizeof(unsigned long long), stream));
-  check_prefixes<<<grid, kScanThreads, 0, stream>>>(in, out, n, starts.get(), found.get(), n, nullptr);
+  device_check_detail::Tally tally(stream);
+  check_prefixes<<<grid, kScanThreads, 0, stream>>>(in, out, n, starts.get(), tally.device(), n, nullptr);
   BENCH_CHECK_LAUNCH("check_prefixes");
-  unsigned long long host[2] = {0, 0};
-  BENCH_CUDA_CHECK(cudaMemcpyAsync(host, found.get(), sizeof host, cudaMemcpyDeviceToHost, stream));
-  BENCH_CUDA_CHECK(cudaStreamSynchronize(stream));
-  r.wrong = WrongElements{static_cast<std::size_t>(host[0]), static_cast<std::size_t>(host[1])};
+  r.wrong = tally.read();
   if (r.wrong.count == 0) return r;
-  check_prefixes<<<grid, kScanThreads, 0, stream>>>(in, out, n, starts.get(), found.get(), r.wrong.first,
+  check_prefixes<<<grid, kScanThreads, 0, stream>>>(in, out, n, starts.get(), tally.device(), r.wrong.first,
                                                     starts.get() + chunks);
   BENCH_CHECK_LAUNCH("check_prefixes (report)");
   DoublePrefix want{0, 0};
