@@ -86,40 +86,45 @@ class FloorScan : public StreamTest {
 };
 
 TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
-  // 512 x 32 (the choice above 2^22): 1025 tiles = 33 groups, the last of one tile.
-  const std::size_t n = (std::size_t{1} << 24) + 5;
-  make_workspace(workspace_for(n, {}));
-  const auto host = data<float>(n, 1);
-  DeviceBuffer<float> in(n), out(n);
-  ASSERT_EQ(cudaMemcpy(in.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
-  std::vector<float> first(n), again(n);
-  for (int call = 0; call < 100; ++call) {
-    ASSERT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_), cudaSuccess);
-    ASSERT_EQ(cudaMemcpyAsync((call == 0 ? first : again).data(), out.get(), n * sizeof(float),
-                              cudaMemcpyDeviceToHost, stream_),
-              cudaSuccess);
-    ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
-    if (call == 0) {
-      ASSERT_EQ(scan::scan_check(host.data(), first.data(), n), "");
-    } else {
-      ASSERT_EQ(std::memcmp(first.data(), again.data(), n * sizeof(float)), 0) << "call " << call;
+  // 256 x 32 (the choice to 2^22): 512 tiles, the flat look-back's most;
+  // 512 x 32 (above): 1025 tiles = 33 groups, the last of one tile.
+  for (const std::size_t n : {(std::size_t{1} << 22) - 3, (std::size_t{1} << 24) + 5}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    make_workspace(workspace_for(n, {}));
+    const auto host = data<float>(n, 1);
+    DeviceBuffer<float> in(n), out(n);
+    ASSERT_EQ(cudaMemcpy(in.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
+    std::vector<float> first(n), again(n);
+    for (int call = 0; call < 100; ++call) {
+      ASSERT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_), cudaSuccess);
+      ASSERT_EQ(cudaMemcpyAsync((call == 0 ? first : again).data(), out.get(), n * sizeof(float),
+                                cudaMemcpyDeviceToHost, stream_),
+                cudaSuccess);
+      ASSERT_EQ(cudaStreamSynchronize(stream_), cudaSuccess);
+      if (call == 0) {
+        ASSERT_EQ(scan::scan_check(host.data(), first.data(), n), "");
+      } else {
+        ASSERT_EQ(std::memcmp(first.data(), again.data(), n * sizeof(float)), 0) << "call " << call;
+      }
     }
+    EXPECT_EQ(epoch(), 100u) << "one epoch per call of more than one tile";
   }
-  EXPECT_EQ(epoch(), 100u) << "one epoch per call of more than one tile";
 }
 
-TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupAnd32GroupsAnyAlignment) {
+TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupTheFlatLookBackAnd32GroupsAnyAlignment) {
   const int blocks[] = {128, 256, 512}, items[] = {8, 16, 32};
   for (int b : blocks) {
     for (int k : items) {
       const Config c{b, k};
       const std::size_t tile = std::size_t(b) * k;
       make_workspace(workspace_for(1025 * tile + 7, c));
-      const std::size_t sizes[] = {1, tile - 1, tile, tile + 1, 32 * tile - 3, 32 * tile + 1, 1024 * tile + 7};
+      // 512 tiles: the flat look-back's most; one more: the groups'.
+      const std::size_t sizes[] = {1,          tile - 1,       tile, tile + 1, 32 * tile - 3, 32 * tile + 1, 512 * tile,
+                                   512 * tile + 1, 1024 * tile + 7};
       for (std::size_t n : sizes) {
         const auto host = data<int>(n, static_cast<unsigned>(n));
         for (auto [in_off, out_off] : {std::pair{0, 0}, std::pair{1, 3}, std::pair{2, 0}, std::pair{0, 1}}) {
-          if (n > 32 * tile + 1 && (in_off || out_off) && in_off != 2) continue;  // the big size: two alignments
+          if (n > 32 * tile + 1 && (in_off || out_off) && in_off != 2) continue;  // the big sizes: two alignments
           scan_and_check(host, in_off, out_off, c,
                          "int32 " + std::to_string(b) + "x" + std::to_string(k) + " n " + std::to_string(n) +
                              " in+" + std::to_string(in_off) + " out+" + std::to_string(out_off));

@@ -18,7 +18,11 @@
 //   - in registers: each vector scanned in place, one warp scan per row
 //     (shuffles, the rows independent), rows chained by their totals, warps
 //     chained through shared memory;
-//   - across tiles, groups of 32 tiles: each tile publishes its aggregate A as
+//   - across tiles, for up to 512 tiles (to 2^22 elements by the choice):
+//     each tile publishes its aggregate A as soon as it has it and reads the A
+//     of every tile before it, all its warps at once, summed in a fixed order
+//     (flat_prefix): one hop;
+//   - above, groups of 32 tiles: each tile publishes its aggregate A as
 //     soon as it has it; a group's last tile publishes the group's aggregate
 //     G = (sum of its A) and the inclusive prefix of its group
 //     P[g] = (P[g-32] + sum of G[g-31 .. g-1]) + G[g]; a tile's exclusive
@@ -81,6 +85,13 @@ using Word = unsigned long long;
 using Ref = cuda::atomic_ref<Word, cuda::thread_scope_device>;
 
 constexpr int kFan = 32;  // tiles per group
+// Calls of at most this many tiles take the flat look-back (flat_prefix): a
+// tile reads the A of every tile before it, all of its warps at once. Against
+// the groups for every call (H100, tools/run-ab against a681f0d, 4 rounds,
+// scan_sweeps/flat_20261126/): 2^19-2^21 15-19% faster (33-256 tiles), 2^22
+// 6.5-6.9% (512), 2^23 7.3-9.1% (512 of 512 x 32), i32 and f32; no difference
+// at 2^14-2^18 (one group) and 2^24-2^26. 2048 would spill at 256 x 32.
+constexpr std::size_t kFlatTiles = 512;
 enum : std::size_t { kCtl = 0, kHighWater = 1, kDone = 2, kHeader = 4 };
 constexpr unsigned kLastTag = 0xFFFFFFFFu;
 
@@ -139,6 +150,9 @@ constexpr int kFirstReadNs = 400, kFirstReadLongNs = 2400, kPollNs = 100;
 constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
+}
+__device__ inline int first_nap_ns(std::size_t tiles) {
+  return tiles >= kLongNapTiles ? kFirstReadLongNs : tiles > kFan ? kFirstReadNs : 0;
 }
 
 __device__ inline void publish(Word* w, Word value) { Ref(*w).store(value, cuda::std::memory_order_relaxed); }
@@ -205,7 +219,7 @@ struct TileIO {
   }
 };
 
-// Warp 0 of tile `tile` (tag: this call's): the sum of every element before
+// Warp 0 of tile `tile` (tag: this call's; tiles > kFlatTiles): the sum of every element before
 // the tile, P[g-2] + (sum of the A of group g-1) + (sum of the A before it in
 // group g), after publishing, as the group's last tile, G[g] and
 // P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g]. A tile waits on the A of the
@@ -231,7 +245,7 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
   // One round of loads first, then each lane waits on what it still lacks.
   const int poll_ns = tiles > kFan ? kPollNs : 0;
-  nap(tiles >= kLongNapTiles ? kFirstReadLongNs : tiles > kFan ? kFirstReadNs : 0);
+  nap(first_nap_ns(tiles));
   Word a = want_a ? peek(a_word) : Word{tag};
   Word b = want_b ? peek(b_word) : Word{tag};
   Word g = want_g ? peek(g_word) : Word{tag};
@@ -258,11 +272,50 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   return add(add(p_before, b_sum), a_sum);
 }
 
+// Every thread of tile `tile` (tiles <= kFlatTiles): the sum of the A of the
+// tiles before it, P[t] = sum over chunks c of (sum of A[32c .. 32c+31]), in
+// chunk order; each chunk summed over warp lanes in warp_sum's fixed tree, so
+// floats are a fixed expression of the input. Warp w reads chunks w, w + kWarps,
+// ... (all its loads first, then it waits on each): one hop on the tiles
+// before, none on a sum another tile makes from them. For up to 512 tiles this
+// is at most 16 chunks, 8 KiB read from L2 a tile.
+template <class T, int Block>
+__device__ T flat_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_t tiles, unsigned tag,
+                         T* chunk_sums) {
+  constexpr int kWarps = Block / 32;
+  constexpr int kChunks = static_cast<int>(kFlatTiles) / 32;
+  constexpr int kPerWarp = (kChunks + kWarps - 1) / kWarps;
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+  const int chunks = static_cast<int>((tile + 31) / 32);
+  const int poll_ns = tiles > kFan ? kPollNs : 0;
+  nap(first_nap_ns(tiles));
+  Word w[kPerWarp];
+#pragma unroll
+  for (int k = 0; k < kPerWarp; ++k) {
+    const std::size_t i = std::size_t(warp + k * kWarps) * 32 + lane;
+    w[k] = i < tile ? peek(ws + l.a + i) : Word{tag};
+  }
+#pragma unroll
+  for (int k = 0; k < kPerWarp; ++k) {
+    const int c = warp + k * kWarps;
+    if (c < chunks) {  // the same for the whole warp
+      const std::size_t i = std::size_t(c) * 32 + lane;
+      while (tag_of(w[k]) != tag) nap(poll_ns), w[k] = peek(ws + l.a + i);
+      const T sum = warp_sum(i < tile ? value_of<T>(w[k]) : T(0));
+      if (lane == 0) chunk_sums[c] = sum;
+    }
+  }
+  __syncthreads();
+  T prefix = T(0);
+  for (int c = 0; c < chunks; ++c) prefix = add(prefix, chunk_sums[c]);
+  return prefix;
+}
+
 // One tile of the scan: loaded, scanned in registers, its prefix found
 // (tiles > 1; LookBack false: the bound without it, tiles_only), stored.
 template <class T, int Block, int Items, bool Vectors, bool LookBack>
 __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
-                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared) {
+                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums) {
   constexpr int kRows = Items / 4, kWarps = Block / 32;
   constexpr std::size_t kTile = std::size_t{Block} * Items;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -322,12 +375,17 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
   if (LookBack && tiles > 1) {
     const Layout l = layout(tiles);
     if (threadIdx.x == 0) publish(ws + l.a + tile, pack(aggregate, tag));
-    if (warp == 0) {
-      const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate);
-      if (lane == 0) *prefix_shared = p;
+    T prefix;
+    if (tiles <= kFlatTiles) {
+      prefix = flat_prefix<T, Block>(ws, l, tile, tiles, tag, chunk_sums);
+    } else {
+      if (warp == 0) {
+        const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate);
+        if (lane == 0) *prefix_shared = p;
+      }
+      __syncthreads();
+      prefix = *prefix_shared;
     }
-    __syncthreads();
-    const T prefix = *prefix_shared;
 #pragma unroll
     for (int j = 0; j < kRows; ++j)
 #pragma unroll
@@ -354,10 +412,12 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
   __shared__ T prefix_shared;
+  __shared__ T chunk_sums[kFlatTiles / 32];
   __shared__ Word ticket;  // the counter's old value: tile (low 32 bits), epoch (high)
   __shared__ int last_block;
   if (tiles == 1) {
-    scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared);
+    scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
+                                                  chunk_sums);
     return;
   }
   if (threadIdx.x == 0) {
@@ -371,7 +431,8 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   __syncthreads();
   const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
   const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
-  scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared);
+  scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
+                                                chunk_sums);
 
   // The last tag's call: the last block to finish zeroes every word used.
   if (tag == kLastTag) {
