@@ -21,7 +21,9 @@
 //     grid stride, `batch` loads in flight per round (the last, partial round
 //     guarded, its loads issued together); at 32 or more tiles per block each
 //     block reads a contiguous run of tiles instead (CUB's even share);
-//   - each block reduces by warp shuffles, then the combine (finish()):
+//   - each block reduces by warp shuffles (redux.sync for 4-byte integers),
+//     its warps' partials combined by thread 0 in warp order (block_reduce),
+//     then the combine (finish()):
 //       an op whose combine is 4-byte integer addition (sum of int/unsigned,
 //       Policy::kTicket): ONE 64-bit relaxed atomic add per block carries the
 //       value and the count together (bits 0-31 the sum mod 2^32, 32-47 its
@@ -46,8 +48,8 @@
 // wait on nothing, so the grid need not be co-resident.
 // Deterministic: for a given n, input alignment(s), device and Config, the
 // grid, every thread's share and every combination order are fixed (block 0
-// combines slot u in thread u % block, in ascending u, then a fixed shuffle
-// tree). Float results are bitwise identical from call to call.
+// combines slot u in thread u % block, in ascending u, then block_reduce's
+// fixed order). Float results are bitwise identical from call to call.
 //
 // Workspace: the calls without one use a workspace built into the module (one
 // per translation unit, shared by every op and type in it; zero when the
@@ -311,8 +313,17 @@ __device__ inline typename Op::Value warp_reduce(const Op& op, typename Op::Valu
   }
 }
 
-// Warp shuffles, then the warps' partials by warp 0: a fixed tree. Result in thread 0.
-// `scratch` is reused by a second call only after a __syncthreads.
+// Each warp's partial (warp_reduce), then the warps' partials: a scalar
+// without redux.sync (float sum, max, min, dot) by thread 0 in warp order, as
+// CUB's BlockReduce does (its loads issue together, and Block / 32 - 1
+// dependent combines cost less than log2(Block / 32) shuffle rounds); 4-byte
+// integers by warp 0 in one redux.sync; argmax's (value, index) pairs by warp
+// 0's shuffle tree (their combine is a chain of compares and selects: thread
+// 0's seven were 1.7-4.7% slower at 2^14-2^16). H100, tools/run-ab --timing=graph
+// against the tree for all: float sum 1.1-3.8%, max and min up to 3.0%, dot
+// 2.2-3.8% faster at 2^10-2^16 (int32, unchanged, no different). Either way a
+// fixed order. Result in thread 0. `scratch` is reused by a second call only
+// after a __syncthreads.
 template <int Block, class Op>
 __device__ inline typename Op::Value block_reduce(const Op& op, typename Op::Value v, typename Op::Value* scratch) {
   const unsigned lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -320,7 +331,12 @@ __device__ inline typename Op::Value block_reduce(const Op& op, typename Op::Val
   if constexpr (Block == 32) return v;
   if (lane == 0) scratch[warp] = v;
   __syncthreads();
-  if (warp == 0) v = warp_reduce<Block / 32>(op, lane < Block / 32 ? scratch[lane] : op.identity());
+  if constexpr (kWarpRedux<Op> || !std::is_arithmetic_v<typename Op::Value>) {
+    if (warp == 0) v = warp_reduce<Block / 32>(op, lane < Block / 32 ? scratch[lane] : op.identity());
+  } else if (threadIdx.x == 0) {
+#pragma unroll
+    for (int w = 1; w < Block / 32; ++w) v = op.combine(v, scratch[w]);
+  }
   return v;
 }
 
@@ -385,7 +401,7 @@ __device__ inline void finish(const Op& op, typename Op::Value part, typename Op
       return;
     }
     part = gather<Op, Block>(op, slots, gridDim.x, part);
-    __syncthreads();  // scratch is read by warp 0 in block_reduce before it is written again
+    __syncthreads();  // the first block_reduce reads scratch before the second writes it
     part = block_reduce<Block>(op, part, scratch);
     if (threadIdx.x == 0) op.write(out, part);
   }
