@@ -283,9 +283,14 @@ def bandwidth_roof_kind(family: str) -> str:
     return "copy" if family in ARRAY_OUTPUT_FAMILIES else "read"
 
 
+def _ceilings(records: Iterable[Record], variants: Sequence[str], type_: str | None = None) -> List[Record]:
+    """The representative records of the ceiling benchmarks `variants` (of `type_`, or of any type)."""
+    return [r for r in representative(records) if r.family == CEILING_FAMILY and r.variant in variants
+            and (type_ is None or r.type == type_)]
+
+
 def _best_ceiling(records: Iterable[Record], variants: Sequence[str], type_: str | None, rate: str) -> Optional[float]:
-    values = [getattr(r, rate) for r in representative(records) if r.family == CEILING_FAMILY
-              and r.variant in variants and (type_ is None or r.type == type_)]
+    values = [getattr(r, rate) for r in _ceilings(records, variants, type_)]
     return max(values) if values and max(values) > 0 else None
 
 
@@ -300,8 +305,8 @@ def measured_bandwidth_ceiling_at(records: Iterable[Record], kind: str = "read")
     """{N: best bytes/s of the measured "read" or "copy" ceiling at that N}, for the N
     the ceiling was run at (a kernel's share of the roof at its own size)."""
     out: Dict[int, float] = {}
-    for r in representative(records):
-        if r.family == CEILING_FAMILY and r.variant in BANDWIDTH_CEILINGS[kind] and r.bytes_per_second > 0:
+    for r in _ceilings(records, BANDWIDTH_CEILINGS[kind]):
+        if r.bytes_per_second > 0:
             out[r.n] = max(out.get(r.n, 0.0), r.bytes_per_second)
     return out
 
