@@ -151,9 +151,11 @@ constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
 }
+// Before a tile's first status read, and between its polls.
 __device__ inline int first_nap_ns(std::size_t tiles) {
   return tiles >= kLongNapTiles ? kFirstReadLongNs : tiles > kFan ? kFirstReadNs : 0;
 }
+__device__ inline int poll_nap_ns(std::size_t tiles) { return tiles > kFan ? kPollNs : 0; }
 
 __device__ inline void publish(Word* w, Word value) { Ref(*w).store(value, cuda::std::memory_order_relaxed); }
 __device__ inline Word peek(Word* w) { return Ref(*w).load(cuda::std::memory_order_relaxed); }
@@ -244,7 +246,7 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   Word* const g_word = ws + l.g + (want_g ? g_index : 0);
   Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
   // One round of loads first, then each lane waits on what it still lacks.
-  const int poll_ns = tiles > kFan ? kPollNs : 0;
+  const int poll_ns = poll_nap_ns(tiles);
   nap(first_nap_ns(tiles));
   Word a = want_a ? peek(a_word) : Word{tag};
   Word b = want_b ? peek(b_word) : Word{tag};
@@ -287,7 +289,7 @@ __device__ T flat_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_
   constexpr int kPerWarp = (kChunks + kWarps - 1) / kWarps;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int chunks = static_cast<int>((tile + 31) / 32);
-  const int poll_ns = tiles > kFan ? kPollNs : 0;
+  const int poll_ns = poll_nap_ns(tiles);
   nap(first_nap_ns(tiles));
   Word w[kPerWarp];
 #pragma unroll
