@@ -19,7 +19,11 @@
 //     than L2 would otherwise measure L2, not HBM), or no flush ("hot"),
 //   - samples are enqueued in batches, each with its own pair of events (a
 //     pool), and read after one synchronisation per batch; the next batch is
-//     sized from how far the interval still is from the target.
+//     sized from how far the interval still is from the target,
+//   - every 32 samples of a batch wait behind a gate kernel until the host has
+//     enqueued all 32, so the device runs them back to back and never waits on
+//     the host between a start event and its stop event (nvbench's blocking
+//     kernel); the next gate is enqueued while they run.
 //   What is timed, in both cache modes:
 //   - GPU work: the device time from the start event to the stop event. The
 //     stream is kept busy ahead of the start event (the flush, or in hot mode a
@@ -76,6 +80,13 @@ TimingMode timing_mode();
 // The process-wide launch mode of events timing, set the same way. Default: graph.
 void set_launch_mode(LaunchMode mode);
 LaunchMode launch_mode();
+
+// Event-timed samples per gate (see take_rounds in timer.cu): 32 unless
+// CUDABENCH_GATE_SAMPLES says otherwise (0 to 256, 0: no gate; anything else
+// throws std::invalid_argument naming the variable). The setter is for tests.
+void set_samples_per_gate(std::size_t samples);
+std::size_t samples_per_gate_from(const char* text);  // the variable's value (null or empty: 32)
+std::size_t samples_per_gate();
 
 // Hot mode's spin ahead of the start event: longer than the host needs to
 // record an event and enqueue a launch (or a graph launch).
@@ -157,6 +168,8 @@ class GpuTimer {
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> pool_;  // one pair per sample of a batch
   int* gate_ = nullptr;         // host-mapped: [0] released by the host, [1] set on timeout
   int* gate_device_ = nullptr;  // the same memory as the device sees it
+  int* batch_gates_ = nullptr;  // host-mapped: the gates of event-timed batches, two ints each (as gate_)
+  int* batch_gates_device_ = nullptr;
   DeviceBuffer<unsigned char> flush_buffer_;
   DeviceBuffer<unsigned int> flush_sink_;
 
@@ -235,6 +248,7 @@ class TimedLaunch {
   std::unique_ptr<GraphTiming> graph_;
   std::vector<cudaGraphExec_t> call_graphs_;  // events mode, --launch=graph: each call captured once (launch_ replays them)
   std::string stream_reason_;
+  bool gateable_ = false;  // events mode: the call was captured once, so it may wait behind a gate
   void release_call_graphs();
 };
 

@@ -228,6 +228,28 @@ TEST_F(Timer, FlushAndSpinStayOutOfTheTimedRegion) {
   EXPECT_GT(spin_inside, 0.8 * spin) << "control: a spin inside the launch must show";
 }
 
+// A call whose host side is slow (200 us here, as a library's argument checks
+// or a busy host might be) between its start event and its launch: the batch's
+// gate holds the device until every sample of it is enqueued, so none of that
+// host time reaches the timed region. The control, without gates, shows the
+// same call timed with the host's wait in it.
+TEST_F(Timer, GatedSamplesKeepTheHostOutOfTheTimedRegion) {
+  set_launch_mode(LaunchMode::stream);  // the call itself each sample: a captured graph would skip the wait
+  const auto slow_host = [](cudaStream_t s) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(200);
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    launch_empty(s);
+  };
+  ASSERT_EQ(samples_per_gate(), 32u);
+  const double gated = timed_us(CacheMode::cold, slow_host);
+  set_samples_per_gate(0);
+  const double ungated = timed_us(CacheMode::cold, slow_host);
+  set_samples_per_gate(32);
+  EXPECT_LT(gated, 30.0) << "gated: the host's 200 us wait was timed";
+  EXPECT_GT(ungated, 100.0) << "control: without gates the host's wait must show (flush ahead: about 25 us)";
+}
+
 // Graph mode: the cold replay subtracts its flushes, and the gate (the hot
 // replay's way of keeping launch latency out) is not timed: an empty kernel's
 // per-launch time stays far below a flush, and below the event-timed launch
@@ -384,11 +406,21 @@ TEST_F(Timer, EventsLaunchEachCallAsACapturedGraph) {
   }
   set_launch_mode(LaunchMode::stream);
   {
+    // verify, warm-ups, one trial capture (may it wait behind a gate?), one per sample
     const auto [b, host, kernels] = run("stream", false, false, CacheMode::cold);
     expect_sampled(b, 16);
     EXPECT_EQ(b["launch"], "stream") << b.dump();
-    EXPECT_EQ(host, b["samples"].get<unsigned>() + 3);
-    EXPECT_EQ(kernels, host);
+    EXPECT_EQ(host, b["samples"].get<unsigned>() + 4);
+    EXPECT_EQ(kernels, b["samples"].get<unsigned>() + 3);
+  }
+  {
+    // A call that synchronises, launched on the stream: never behind a gate
+    // (its synchronisation would wait for the gate, the gate for the host).
+    const auto [b, host, kernels] = run("stream_sync", true, false, CacheMode::cold);
+    expect_sampled(b, 16);
+    EXPECT_EQ(b["launch"], "stream") << b.dump();
+    EXPECT_EQ(host, b["samples"].get<unsigned>() + 4);
+    EXPECT_EQ(kernels, b["samples"].get<unsigned>() + 3);
   }
   EXPECT_EQ(cudaGetLastError(), cudaSuccess);
 }
