@@ -63,7 +63,7 @@ constexpr std::size_t kSamplesPerSync = 1024;
 // gate is enqueued while this one runs, so the device idles only when the host
 // is slower than the samples. Measured against ungated batches (H100, 3
 // processes each, docs/precision.md "Gated batches"): one kernel under two
-// names 1.4% apart on average instead of 3.8%, the default suite's wall time
+// names 1.35% apart on average instead of 3.6%, the default suite's wall time
 // the same.
 // CUDABENCH_GATE_SAMPLES=K (0 to 256; 0: no gate) sets it for an experiment.
 constexpr std::size_t kDefaultSamplesPerGate = 32;
