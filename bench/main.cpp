@@ -277,6 +277,12 @@ int run(int argc, char** argv) {
   bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
   bench::set_timing_mode(opt.timing);
   bench::set_launch_mode(opt.launch);
+  try {  // the timer's experiment variables: a bad value is bad input, before anything runs
+    bench::samples_per_gate();
+    bench::l2_flush_factor();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
   runner = std::make_unique<bench::Runner>(*device, opt.cache, bench::RunnerOptions{opt.sampling, opt.keep_samples});
   if (opt.interleave) {
     std::vector<bench::Selected> selected;
@@ -290,7 +296,10 @@ int run(int argc, char** argv) {
   benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
   benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
   benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));
-  if (opt.timing == bench::TimingMode::events) benchmark::AddCustomContext("launch_mode", bench::to_string(opt.launch));
+  if (opt.timing == bench::TimingMode::events) {
+    benchmark::AddCustomContext("launch_mode", bench::to_string(opt.launch));
+    benchmark::AddCustomContext("samples_per_gate", std::to_string(bench::samples_per_gate()));
+  }
   benchmark::AddCustomContext("harness", "cuda_bench");
   benchmark::AddCustomContext("precision_percent", format_number(opt.sampling.precision * 100));
   benchmark::AddCustomContext("max_time_seconds", format_number(opt.sampling.max_time_seconds));
