@@ -134,6 +134,21 @@ def test_two_boards_are_compared_with_a_warning(tmp_path, capsys):
     assert "the runs are from two boards (GPU-aaaa, GPU-bbbb)" in capsys.readouterr().err
 
 
+def test_runs_sampled_differently_are_compared_with_a_warning(tmp_path, capsys):
+    # A file without samples_per_gate predates the gate (none); launch_mode absent: the stream.
+    r1 = write(tmp_path / "a.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph")
+    r2 = write(tmp_path / "b.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph", samples_per_gate="32")
+    assert agree.main([r1, r2]) == 0
+    assert ("the runs were sampled differently (samples_per_gate 0 vs 32): their differences include that"
+            in capsys.readouterr().err)
+    r3 = write(tmp_path / "c.json", [entry("k", 1 << 20, 10.0)], samples_per_gate="32")
+    assert agree.main([r2, r3]) == 0
+    assert "(launch_mode graph vs stream)" in capsys.readouterr().err
+    assert agree.main([r2, write(tmp_path / "d.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph",
+                                 samples_per_gate="32")]) == 0
+    assert "sampled differently" not in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("args, message", [
     (["SAME", "SAME"], "is given twice: compare two runs"),
     (["R1", "R2", "--roles", "kernel,gpu"], "--roles: expected one of kernel, library, cpu, unknown, got 'gpu'"),

@@ -16,7 +16,8 @@ differ by as a whole dataset: the device-timed benchmarks grouped by type and N
 how far the benchmarks stray from their group's median: a shift that every
 benchmark of a dataset shares points at the data's placement or the process,
 not at the kernels. Runs on two different boards are compared with a warning:
-the targets are for one board, back to back.
+the targets are for one board, back to back; so are runs sampled differently
+(timing, cache or launch mode, or gated samples against ungated ones).
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
@@ -156,6 +157,23 @@ def shared_offsets(matched: Sequence[Pair]) -> Offsets:
     return Offsets(groups=groups, benchmarks=len(within), within_p95=nearest_rank(within, 0.95))
 
 
+# How a run was sampled, with what a file that lacks the key did: launch_mode came
+# with graph launches (before it, calls went to the stream), samples_per_gate with
+# the gated batches (before it, none), and events timing of cold calls is the default.
+SAMPLING_KEYS: Tuple[Tuple[str, str], ...] = (
+    ("timing_mode", "events"), ("cache_mode", "cold"), ("launch_mode", "stream"), ("samples_per_gate", "0"))
+
+
+def sampling_differences(run1: Results, run2: Results) -> List[str]:
+    """'key a vs b' for each way the two runs were sampled differently."""
+    out = []
+    for key, default in SAMPLING_KEYS:
+        a, b = (str(r.context.get(key) or default) for r in (run1, run2))
+        if a != b:
+            out.append(f"{key} {a} vs {b}")
+    return out
+
+
 def _pct(x: Optional[float], digits: int = 2) -> str:
     return "-" if x is None else f"{100 * x:.{digits}f}%"
 
@@ -231,6 +249,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)
+    differences = sampling_differences(run1, run2)
+    if differences:
+        print(f"bench-agree: warning: the runs were sampled differently ({', '.join(differences)}): "
+              "their differences include that", file=sys.stderr)
     offsets = shared_offsets(matched)
     text = markdown(bands, run1, run2, roles, unmatched, offsets) if fmt == "markdown" else \
         to_json(bands, run1, run2, roles, unmatched, offsets)
