@@ -139,11 +139,11 @@ def test_runs_sampled_differently_are_compared_with_a_warning(tmp_path, capsys):
     r1 = write(tmp_path / "a.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph")
     r2 = write(tmp_path / "b.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph", samples_per_gate="32")
     assert agree.main([r1, r2]) == 0
-    assert ("the runs were sampled differently (samples_per_gate 0 vs 32): their differences include that"
+    assert ("the runs were sampled differently (samples per gate '0' vs '32'): their differences include that"
             in capsys.readouterr().err)
     r3 = write(tmp_path / "c.json", [entry("k", 1 << 20, 10.0)], samples_per_gate="32")
     assert agree.main([r2, r3]) == 0
-    assert "(launch_mode graph vs stream)" in capsys.readouterr().err
+    assert "(launch 'graph' vs 'stream')" in capsys.readouterr().err
     assert agree.main([r2, write(tmp_path / "d.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph",
                                  samples_per_gate="32")]) == 0
     assert "sampled differently" not in capsys.readouterr().err

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools import stats
+from benchtools import noise, stats
 from benchtools.cli import Parser, check_writable, one_of, write_text
 from benchtools.noise import n_label
 from benchtools.results import Record, Results, ResultsError, load_runs, representative
@@ -157,21 +157,13 @@ def shared_offsets(matched: Sequence[Pair]) -> Offsets:
     return Offsets(groups=groups, benchmarks=len(within), within_p95=nearest_rank(within, 0.95))
 
 
-# How a run was sampled, with what a file that lacks the key did: launch_mode came
-# with graph launches (before it, calls went to the stream), samples_per_gate with
-# the gated batches (before it, none), and events timing of cold calls is the default.
-SAMPLING_KEYS: Tuple[Tuple[str, str], ...] = (
-    ("timing_mode", "events"), ("cache_mode", "cold"), ("launch_mode", "stream"), ("samples_per_gate", "0"))
-
-
 def sampling_differences(run1: Results, run2: Results) -> List[str]:
-    """'key a vs b' for each way the two runs were sampled differently."""
-    out = []
-    for key, default in SAMPLING_KEYS:
-        a, b = (str(r.context.get(key) or default) for r in (run1, run2))
-        if a != b:
-            out.append(f"{key} {a} vs {b}")
-    return out
+    """Each way the two runs were timed differently (benchtools.noise's timing
+    conditions, and gated samples or not), as "label 'a' vs 'b'"."""
+    def how(run: Results) -> Dict[str, Optional[str]]:
+        c = noise.conditions(run.context)
+        return {**{k: c[k] for k in noise.TIMING_CONDITIONS}, "samples per gate": noise.samples_per_gate(run.context)}
+    return noise.condition_differences(how(run1), how(run2))
 
 
 def _pct(x: Optional[float], digits: int = 2) -> str:

@@ -107,6 +107,12 @@ def launch_mode(context: dict) -> str:
     return context.get("launch_mode") or "stream"
 
 
+def samples_per_gate(context: dict) -> str:
+    """How many event-timed samples waited behind one gate kernel: absent before the
+    gate existed, when none did ("0")."""
+    return str(context.get("samples_per_gate") or "0")
+
+
 CONDITIONS = (
     ("GPU", lambda c: c.get("gpu_name")),
     ("cache mode", lambda c: c.get("cache_mode")),
