@@ -53,6 +53,22 @@ __global__ void gate_kernel(volatile int* gate, unsigned long long timeout_ns) {
 
 constexpr unsigned long long kGateTimeoutNs = 2'000'000'000ull;
 
+// A gate is two host-mapped ints: [0] set by the host to release it, [1] set by
+// the gate kernel when it gave up waiting. hold() arms one and holds the stream
+// behind it; release() lets the stream go.
+void hold(cudaStream_t stream, volatile int* gate, int* gate_device) {
+  gate[0] = 0;
+  gate[1] = 0;
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  gate_kernel<<<1, 1, 0, stream>>>(gate_device, kGateTimeoutNs);
+  BENCH_CHECK_LAUNCH("gate_kernel");
+}
+
+void release(volatile int* gate) {
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  gate[0] = 1;
+}
+
 // Event-timed samples enqueued before one synchronisation reads them: enough
 // to keep the host out of the way, few enough events to keep.
 constexpr std::size_t kSamplesPerSync = 1024;
@@ -185,12 +201,13 @@ GpuTimer::GpuTimer(const DeviceInfo& device)
   BENCH_CUDA_CHECK(cudaEventCreate(&start_));
   BENCH_CUDA_CHECK(cudaEventCreate(&mid_));
   BENCH_CUDA_CHECK(cudaEventCreate(&stop_));
-  BENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&gate_), 2 * sizeof(int), cudaHostAllocMapped));
-  BENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&gate_device_), gate_, 0));
-  // One gate per batch between two synchronisations: at most kSamplesPerSync of them.
-  BENCH_CUDA_CHECK(
-      cudaHostAlloc(reinterpret_cast<void**>(&batch_gates_), 2 * kSamplesPerSync * sizeof(int), cudaHostAllocMapped));
+  // The gates, two ints each: one per gated batch between two synchronisations
+  // (at most kSamplesPerSync of them), then gated()'s.
+  BENCH_CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&batch_gates_), 2 * (kSamplesPerSync + 1) * sizeof(int),
+                                 cudaHostAllocMapped));
   BENCH_CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&batch_gates_device_), batch_gates_, 0));
+  gate_ = batch_gates_ + 2 * kSamplesPerSync;
+  gate_device_ = batch_gates_device_ + 2 * kSamplesPerSync;
   BENCH_CUDA_CHECK(cudaMemset(flush_buffer_.get(), 0, flush_buffer_.bytes()));
   BENCH_CUDA_CHECK(cudaDeviceSynchronize());
 }
@@ -200,7 +217,6 @@ GpuTimer::~GpuTimer() {
     cudaEventDestroy(start);
     cudaEventDestroy(stop);
   }
-  if (gate_) cudaFreeHost(gate_);
   if (batch_gates_) cudaFreeHost(batch_gates_);
   if (start_) cudaEventDestroy(start_);
   if (mid_) cudaEventDestroy(mid_);
@@ -230,19 +246,15 @@ double GpuTimer::elapsed_seconds(cudaEvent_t from, cudaEvent_t to) {
 
 void GpuTimer::gated(const Launch& enqueue) {
   volatile int* gate = gate_;
-  gate[0] = 0;
-  gate[1] = 0;
-  gate_kernel<<<1, 1, 0, stream_>>>(gate_device_, kGateTimeoutNs);
-  BENCH_CHECK_LAUNCH("gate_kernel");
+  hold(stream_, gate, gate_device_);
   try {
     enqueue(stream_);
   } catch (...) {
-    gate[0] = 1;
+    release(gate);
     cudaStreamSynchronize(stream_);
     throw;
   }
-  std::atomic_thread_fence(std::memory_order_seq_cst);
-  gate[0] = 1;
+  release(gate);
   BENCH_CUDA_CHECK(cudaStreamSynchronize(stream_));
   if (gate[1] != 0)
     throw std::runtime_error("timer: the host took over 2 s to enqueue one timed replay; nothing was measured");
@@ -286,8 +298,7 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
   bool gate_held = false;            // the last gate is not released yet
   auto release_gate = [&] {
     if (!gate_held) return;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    gates[2 * (gates_used - 1)] = 1;
+    release(gates + 2 * (gates_used - 1));
     gate_held = false;
   };
   auto read_pending = [&] {
@@ -306,11 +317,7 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
   auto open_gate = [&] {
     release_gate();
     const std::size_t g = gates_used++;
-    gates[2 * g] = 0;
-    gates[2 * g + 1] = 0;
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    gate_kernel<<<1, 1, 0, stream_>>>(batch_gates_device_ + 2 * g, kGateTimeoutNs);
-    BENCH_CHECK_LAUNCH("gate_kernel");
+    hold(stream_, gates + 2 * g, batch_gates_device_ + 2 * g);
     gate_held = true;
     in_gate = 0;
   };
@@ -348,7 +355,7 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
     }
     read_pending();
   } catch (...) {
-    for (std::size_t g = 0; g < gates_used; ++g) gates[2 * g] = 1;  // never leave the stream held
+    for (std::size_t g = 0; g < gates_used; ++g) release(gates + 2 * g);  // never leave the stream held
     cudaStreamSynchronize(stream_);
     throw;
   }

@@ -166,10 +166,10 @@ class GpuTimer {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t start_ = nullptr, mid_ = nullptr, stop_ = nullptr;
   std::vector<std::pair<cudaEvent_t, cudaEvent_t>> pool_;  // one pair per sample of a batch
-  int* gate_ = nullptr;         // host-mapped: [0] released by the host, [1] set on timeout
-  int* gate_device_ = nullptr;  // the same memory as the device sees it
-  int* batch_gates_ = nullptr;  // host-mapped: the gates of event-timed batches, two ints each (as gate_)
-  int* batch_gates_device_ = nullptr;
+  int* batch_gates_ = nullptr;  // host-mapped: the gates of event-timed batches, two ints each, then gate_
+  int* batch_gates_device_ = nullptr;  // the same memory as the device sees it
+  int* gate_ = nullptr;  // gated()'s: [0] released by the host, [1] set on timeout (in batch_gates_)
+  int* gate_device_ = nullptr;
   DeviceBuffer<unsigned char> flush_buffer_;
   DeviceBuffer<unsigned int> flush_sink_;
 
