@@ -18,7 +18,8 @@
 // Integers are exact in any order; the order is fixed anyway, so floats are
 // bitwise identical from call to call.
 //
-// Policy: a 16-byte vector's four elements reduced pairwise; blocks publish
+// Policy: a 16-byte vector's four elements reduced pairwise; warps and a
+// block's warps in one redux.sync each (floats as ordered keys); blocks publish
 // (flag << 32 | value bits) in one relaxed 8-byte store (the packed slot),
 // block 0 polls. floor_sum's auto table (same loads, same bytes).
 //
@@ -69,13 +70,31 @@ struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits
     return in[i];
   }
   __device__ Value shfl_down(Value v, int offset) const { return __shfl_down_sync(0xFFFFFFFFu, v, offset); }
-  // 4-byte integers: a warp's maximum or minimum in one redux.sync (signed or
-  // unsigned as T). warp_all is called (and instantiated) only where kWarpRedux holds.
-  static constexpr bool kWarpRedux = std::is_integral_v<T>;
+  // A warp's maximum or minimum in one redux.sync, which compares 4-byte
+  // integers only (signed or unsigned as T). Floats go through it as ordered
+  // keys: the bits with the sign bit set for a positive float and all bits
+  // flipped for a negative one compare as unsigned integers the way the floats
+  // do (-0 below +0). NaN first becomes the identity (a NaN operand loses, as
+  // in combine), so no NaN key takes part. One fold with the identity, the
+  // key, redux.sync and back: five shuffle rounds of fmaxf cost a block about
+  // 0.1 us at 2^12 (see kWarpRedux in launch_floor.cuh).
+  static constexpr bool kWarpRedux = true;
   __device__ Value warp_all(Value v) const {
-    static_assert(kWarpRedux, "redux.sync compares 4-byte integers only");
-    return IsMax ? __reduce_max_sync(0xFFFFFFFFu, v) : __reduce_min_sync(0xFFFFFFFFu, v);
+    if constexpr (std::is_floating_point_v<T>) {
+      const unsigned key = ordered_key(combine(v, identity()));
+      return from_ordered_key(IsMax ? __reduce_max_sync(0xFFFFFFFFu, key) : __reduce_min_sync(0xFFFFFFFFu, key));
+    } else {
+      return IsMax ? __reduce_max_sync(0xFFFFFFFFu, v) : __reduce_min_sync(0xFFFFFFFFu, v);
+    }
   }
+  __host__ __device__ static constexpr unsigned key_mask(unsigned sign_source) {
+    return (sign_source & 0x80000000u) ? 0xFFFFFFFFu : 0x80000000u;
+  }
+  __device__ static unsigned ordered_key(float f) {
+    const unsigned u = __float_as_uint(f);
+    return u ^ key_mask(u);
+  }
+  __device__ static float from_ordered_key(unsigned key) { return __uint_as_float(key ^ key_mask(~key)); }
 
   // The identity folded in last (a float result of only NaN, or of only -inf
   // for max, becomes the identity, as the reference's fold from it gives).

@@ -21,7 +21,8 @@
 //     grid stride, `batch` loads in flight per round (the last, partial round
 //     guarded, its loads issued together); at 32 or more tiles per block each
 //     block reads a contiguous run of tiles instead (CUB's even share);
-//   - each block reduces by warp shuffles (redux.sync for 4-byte integers),
+//   - each block reduces by warp shuffles (redux.sync for 4-byte integers, and
+//     for float max and min as ordered integer keys),
 //     its warps' partials combined by thread 0 in warp order (block_reduce),
 //     then the combine (finish()):
 //       an op whose combine is 4-byte integer addition (sum of int/unsigned,
@@ -286,8 +287,9 @@ template <class Op, int Block, int Batch>
 constexpr int kMinBlocksPerSm = Batch <= Op::kFullOccupancyBatch ? 2048 / Block : 1;
 
 // Whether the op's combine is one warp instruction (redux.sync, sm_80 on:
-// 4-byte integer add, min, max): a policy with kWarpRedux true gives it as
-// warp_all(v), every lane's value combined, in every lane. CUB's warp
+// 4-byte integer add, min, max; float max and min through it as ordered
+// keys): a policy with kWarpRedux true gives it as warp_all(v), every lane's
+// value combined, in every lane. CUB's warp
 // reduction takes it too; five shuffle rounds cost a block's reduction about
 // 0.1 us more (the whole of a 2^12 call is 5 us).
 template <class Op, class = void>
@@ -314,10 +316,10 @@ __device__ inline typename Op::Value warp_reduce(const Op& op, typename Op::Valu
 }
 
 // Each warp's partial (warp_reduce), then the warps' partials: a scalar
-// without redux.sync (float sum, max, min, dot) by thread 0 in warp order, as
+// without redux.sync (float sum, dot) by thread 0 in warp order, as
 // CUB's BlockReduce does (its loads issue together, and Block / 32 - 1
 // dependent combines cost less than log2(Block / 32) shuffle rounds); 4-byte
-// integers by warp 0 in one redux.sync; argmax's (value, index) pairs by warp
+// integers and float max and min by warp 0 in one redux.sync; argmax's (value, index) pairs by warp
 // 0's shuffle tree (their combine is a chain of compares and selects: thread
 // 0's seven were 1.7-4.7% slower at 2^14-2^16). H100, tools/run-ab --timing=graph
 // against the tree for all: float sum 1.1-3.8%, max and min up to 3.0%, dot
