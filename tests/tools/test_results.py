@@ -47,6 +47,23 @@ def test_repetitions_use_the_median_aggregate():
     assert rep[0].seconds == pytest.approx(1000e-6)
 
 
+def test_the_median_of_interleaved_repetitions_is_interleaved(tmp_path):
+    d = json.loads((FIXTURES / "h200_repetitions.json").read_text())
+    plain = [b for b in d["benchmarks"] if b.get("run_type") != "aggregate"]
+    for b in plain:
+        b["interleave_group"] = "reduce_sum/i32/N:1073741824"
+    path = tmp_path / "interleaved.json"
+    path.write_text(json.dumps(d))
+    (rep,) = representative(load_results(path).records)
+    assert rep.aggregate == "median" and rep.interleave_group == "reduce_sum/i32/N:1073741824"
+    plain[0]["interleave_group"] = "reduce_sum/i32/N:1024"   # repetitions in different groups: none claimed
+    path.write_text(json.dumps(d))
+    (rep,) = representative(load_results(path).records)
+    assert rep.interleave_group is None
+    (rep,) = representative(load_results(FIXTURES / "h200_repetitions.json").records)
+    assert rep.interleave_group is None
+
+
 def test_truncated_file_yields_its_complete_entries(tmp_path):
     text = (FIXTURES / "h200_small.json").read_text()
     cut = text[: text.index('"reduce_sum/i32/batched/N:1073741824/block:256/batch:8') - 40]

@@ -45,8 +45,10 @@ def call(main, argv):
 def test_paths_roles_versions_and_reference_come_from_the_json(merged):
     t = tables(merged)["i32"]
     assert t.paths == PATHS                 # role "library", declaration order; the kernels left out
-    assert t.versions == {"floor_sum": "3.0.1", "cub_device_reduce": "3.0.1", "cub_device_reduce@cccl3.5.0": "3.5.0",
-                          "cub_reduce_nondeterministic": "3.5.0", "cub_reduce_nondeterministic_allocating": "3.5.0"}
+    assert t.versions == {"floor_sum": "3.0.1", "floor_sum@cccl3.5.0": "3.5.0", "cub_device_reduce": "3.0.1",
+                          "cub_device_reduce@cccl3.5.0": "3.5.0", "cub_reduce_nondeterministic": "3.5.0",
+                          "cub_reduce_nondeterministic_allocating": "3.5.0"}
+    assert t.copies == ["floor_sum@cccl3.5.0"]   # the kernel as the CCCL 3.5 build's run measured it
     assert t.reference == "cub_device_reduce"   # floor_sum's declared reference, in its own build
     assert t.by_version() == {"3.0.1": ["cub_device_reduce"], "3.5.0": PATHS[1:]}
     assert t.label("cub_device_reduce@cccl3.5.0") == "cub_device_reduce (CCCL 3.5.0)"
@@ -54,6 +56,10 @@ def test_paths_roles_versions_and_reference_come_from_the_json(merged):
     rows = {row.n: row for row in t.rows}
     assert sorted(rows) == [P10, P20, P30]
     assert rows[P20].speedup("cub_device_reduce") == pytest.approx(8.0 / 6.0)   # the medians
+    # a CCCL 3.5 path over the kernel of its own run (6.05 µs there), not the toolkit run's 6.00
+    assert rows[P20].kernel_for("cub_device_reduce@cccl3.5.0").variant == "floor_sum@cccl3.5.0"
+    assert rows[P20].speedup("cub_device_reduce@cccl3.5.0") == pytest.approx(8.2 / 6.05)
+    assert rows[P20].lowest(PATHS) == ("cub_reduce_nondeterministic", pytest.approx(5.5 / 6.05))
     assert rows[P20].fastest(PATHS)[0] == "cub_reduce_nondeterministic"
     assert rows[P10].fastest(PATHS)[0] == "cub_device_reduce@cccl3.5.0"
     assert rows[P10].fastest(["cub_device_reduce"])[1].seconds == pytest.approx(4.4e-6)
@@ -92,17 +98,47 @@ def test_markdown_table(merged, capsys):
     assert call(table.main, [merged, "--versus", "floor_sum"]) == 0
     out = capsys.readouterr().out
     assert "#### reduce_sum i32: floor_sum against every library path (NVIDIA H200)" in out
-    assert ("| N | floor_sum µs | cub_device_reduce (CCCL 3.0.1) µs | cub_device_reduce (CCCL 3.5.0) µs | "
-            "cub_reduce_nondeterministic (CCCL 3.5.0) µs | cub_reduce_nondeterministic_allocating (CCCL 3.5.0) µs | "
-            "vs cub_device_reduce (CCCL 3.0.1) | vs fastest CCCL 3.5.0 path | vs fastest path | fastest path | "
+    assert ("| N | floor_sum µs | floor_sum (CCCL 3.5.0) µs | cub_device_reduce (CCCL 3.0.1) µs | "
+            "cub_device_reduce (CCCL 3.5.0) µs | cub_reduce_nondeterministic (CCCL 3.5.0) µs | "
+            "cub_reduce_nondeterministic_allocating (CCCL 3.5.0) µs | "
+            "vs cub_device_reduce (CCCL 3.0.1) | vs fastest CCCL 3.5.0 path | vs fastest path | closest path | "
             "of read ceiling |") in out
     of_ceiling = (4 * P20 + 4) / 6e-6 / CEILING
-    assert (f"| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 | {5.5 / 6:.3f} | {5.5 / 6:.3f} | "
+    # each CCCL 3.5 path over floor_sum as the CCCL 3.5 run measured it (6.05 and 4.05 µs)
+    assert (f"| 2^20 | 6.00 | 6.05 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 | {5.5 / 6.05:.3f} | {5.5 / 6.05:.3f} | "
             f"cub_reduce_nondeterministic (CCCL 3.5.0) | {of_ceiling:.3f} |") in out
-    assert f"| 2^10 | 4.00 | 4.40 | 4.30 | 5.00 | 17.00 | 1.100 | {4.3 / 4:.3f} | {4.3 / 4:.3f} | " in out
+    assert f"| 2^10 | 4.00 | 4.05 | 4.40 | 4.30 | 5.00 | 17.00 | 1.100 | {4.3 / 4.05:.3f} | {4.3 / 4.05:.3f} | " in out
     assert "µs per call: the median of the repetitions" in out
+    assert ("Each path is compared with floor_sum as measured in the path's own run (floor_sum (CCCL 3.5.0) for "
+            "CCCL 3.5.0: the same process), so what differs between processes cancels") in out
     assert f"over cub_device_reduce (CCCL 3.0.1): lowest {925 / 920:.3f} at N = 2^30" in out
-    assert f"over fastest path: lowest {5.5 / 6:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
+    assert f"over fastest path: lowest {5.5 / 6.05:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
+
+
+def test_without_the_kernel_in_a_paths_run_every_path_is_over_the_kernel_as_named(merged, tmp_path, capsys):
+    d = json.loads(merged.read_text())
+    d["benchmarks"] = [b for b in d["benchmarks"] if "/floor_sum@cccl3.5.0/" not in b["name"]]
+    edited = tmp_path / "no_copy.json"
+    edited.write_text(json.dumps(d))
+    t = tables(edited)["i32"]
+    assert t.copies == [] and {row.n: row for row in t.rows}[P20].same_run == {}
+    assert call(table.main, [edited, "--versus", "floor_sum", "--filter", "i32"]) == 0
+    out = capsys.readouterr().out
+    assert "| vs fastest path | fastest path | of read ceiling |" in out
+    assert (f"| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 | {5.5 / 6:.3f} | {5.5 / 6:.3f} | "
+            f"cub_reduce_nondeterministic (CCCL 3.5.0) |") in out
+    assert "own run" not in out
+
+
+def test_interleaved_pairs_say_so(merged, tmp_path, capsys):
+    d = json.loads(merged.read_text())
+    for b in d["benchmarks"]:
+        parts = b["name"].split("/")
+        b["interleave_group"] = f"{parts[0]}/{parts[1]}/{parts[3]}"
+    edited = tmp_path / "interleaved.json"
+    edited.write_text(json.dumps(d))
+    assert call(table.main, [edited, "--versus", "floor_sum", "--filter", "i32"]) == 0
+    assert "(CCCL 3.5.0) for CCCL 3.5.0: the same process, interleaved)" in capsys.readouterr().out
 
 
 def test_share_of_the_ceiling_at_the_same_n(merged, capsys):
@@ -111,7 +147,7 @@ def test_share_of_the_ceiling_at_the_same_n(merged, capsys):
     assert t.ceiling_at == {P30: pytest.approx(CEILING)}
     assert call(table.main, [merged, "--versus", "floor_sum", "--filter", "i32"]) == 0
     out = capsys.readouterr().out
-    assert "| fastest path | of read ceiling | of read at N |" in out
+    assert "| closest path | of read ceiling | of read at N |" in out
     at_30 = (4 * P30 + 4) / 920e-6 / CEILING   # floor_sum's median bytes/s over read_vec16's, both at 2^30
     assert f"| {at_30:.3f} | {at_30:.3f} |" in out
     assert f"| {(4 * P20 + 4) / 6e-6 / CEILING:.3f} | - |" in out
@@ -131,7 +167,8 @@ def test_csv(merged, capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "gpu,family,type,n,kernel,kernel_cccl,kernel_us,path,path_cccl,path_us,speedup"
     assert len(lines) == 1 + 2 * 3 * 4   # types x sizes x paths
-    assert f"NVIDIA H200,reduce_sum,i32,{P20},floor_sum,3.0.1,6,cub_device_reduce,3.5.0,8.2,{8.2 / 6:.9g}" in lines
+    assert f"NVIDIA H200,reduce_sum,i32,{P20},floor_sum,3.5.0,6.05,cub_device_reduce,3.5.0,8.2,{8.2 / 6.05:.9g}" in lines
+    assert f"NVIDIA H200,reduce_sum,i32,{P20},floor_sum,3.0.1,6,cub_device_reduce,3.0.1,8,{8 / 6:.9g}" in lines
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -152,14 +189,15 @@ def test_chart_data(merged):
     (chart,) = versus.versus_charts(gpu, versus.versus_tables(gpu, "floor_sum"))
     assert chart.stem == "versus_reduce_sum_floor_sum" and chart.kernel == "floor_sum"
     i32 = next(p for p in chart.panels if p.title == "reduce_sum i32")
-    assert list(i32.times) == ["floor_sum", "cub_device_reduce (CCCL 3.0.1)", "cub_device_reduce (CCCL 3.5.0)",
-                               "cub_reduce_nondeterministic (CCCL 3.5.0)",
+    assert list(i32.times) == ["floor_sum", "floor_sum (CCCL 3.5.0)", "cub_device_reduce (CCCL 3.0.1)",
+                               "cub_device_reduce (CCCL 3.5.0)", "cub_reduce_nondeterministic (CCCL 3.5.0)",
                                "cub_reduce_nondeterministic_allocating (CCCL 3.5.0)"]
-    assert i32.emphasis["floor_sum"].kind == "best"
+    assert i32.emphasis["floor_sum"].kind == "best" and i32.emphasis["floor_sum (CCCL 3.5.0)"].kind == "best"
+    assert dict(i32.times["floor_sum (CCCL 3.5.0)"])[P20] == pytest.approx(6.05)
     assert i32.emphasis["cub_device_reduce (CCCL 3.0.1)"].rank == 0   # the reference looks the same everywhere
     assert dict(i32.times["floor_sum"])[P20] == pytest.approx(6.0)
     assert list(i32.speedups) == ["over cub_device_reduce (CCCL 3.0.1)", "over fastest CCCL 3.5.0 path"]
-    assert dict(i32.speedups["over fastest CCCL 3.5.0 path"])[P20] == pytest.approx(5.5 / 6.0)
+    assert dict(i32.speedups["over fastest CCCL 3.5.0 path"])[P20] == pytest.approx(5.5 / 6.05)
 
 
 def test_plot_draws_the_versus_chart_byte_stable(merged, tmp_path, capsys):
@@ -203,8 +241,8 @@ def test_the_committed_floor_cub35_runs(tmp_path, capsys):
     assert call(table.main, [out, "--versus", "floor_sum", "--filter", "i32", "--libraries", ",".join(PATHS)]) == 0
     md = capsys.readouterr().out
     # docs/timing.md, "Before: the ticket combine": 2^10 floor 4.26 (256/1), CUB 3.0 4.70, CUB 3.5 ND 6.13
-    assert "| 2^10 | 4.26 (block 256, batch 1) | 4.70 | 4.69 | 6.13 | " in md
-    assert "| 2^30 | 923.59 (block 1024, batch 8) | 927.17 | " in md
+    assert "| 2^10 | 4.26 (block 256, batch 1) | 4.37 | 4.70 | 4.69 | 6.13 | " in md
+    assert "| 2^30 | 923.59 (block 1024, batch 8) | 922.99 | 927.17 | " in md
 
 
 # ---------------------------------------------------------------- tools/run-floor-check
@@ -239,17 +277,18 @@ def test_run_floor_check_runs_both_builds_merges_and_writes_table_and_chart(tmp_
     assert r.returncode == 0, r.stderr
     sizes = "--sizes=" + ",".join(str(1 << e) for e in range(10, 31, 2))
     first, = (tmp_path / "b1.args").read_text().splitlines()
-    assert first.split() == ["--device=0", sizes, "--benchmark_repetitions=3",
+    assert first.split() == ["--device=0", sizes, "--benchmark_repetitions=3", "--interleave",
                              "--benchmark_filter=^reduce_sum/(i32|f32)/(floor_sum|cub_[a-z_]*)/|^ceiling/f32/read_vec16/",
                              f"--benchmark_out={out}/cccl_toolkit.json"]
     second, = (tmp_path / "b2.args").read_text().splitlines()
-    assert "--benchmark_filter=^reduce_sum/(i32|f32)/cub_[a-z_]*/" in second.split()
+    assert "--benchmark_filter=^reduce_sum/(i32|f32)/(floor_sum|cub_[a-z_]*)/" in second.split()   # the kernel too
+    assert "--interleave" in second.split()
     assert not any("min_time" in a for a in first.split() + second.split())   # the harness's default
     names = {p.name for p in out.iterdir()}
     assert names == {"cccl_toolkit.json", "cccl_newest.json", "floor_vs_cub.json", "floor_vs_cub.md",
                      "versus_reduce_sum_floor_sum.png", "versus_reduce_sum_floor_sum.svg"}
     md = (out / "floor_vs_cub.md").read_text()
-    assert "| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
+    assert "| 2^20 | 6.00 | 6.05 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
     assert json.loads((out / "floor_vs_cub.json").read_text())["context"]["cccl_version"] == "3.0.1 + 3.5.0"
 
 
@@ -263,12 +302,12 @@ def test_run_floor_check_per_family_writes_json_table_and_chart_named_by_family(
             "|^ceiling/f32/(read_vec16|copy_memcpy)/") in first.split()
     assert f"--benchmark_out={out}/reduce_sum_toolkit.json" in first.split()
     second, = (tmp_path / "b2.args").read_text().splitlines()
-    assert "--benchmark_filter=^reduce_sum/[a-z0-9]+/(cub_[a-z_]*|thrust_[a-z_]*)/" in second.split()
+    assert "--benchmark_filter=^reduce_sum/[a-z0-9]+/(floor_sum|cub_[a-z_]*|thrust_[a-z_]*)/" in second.split()
     assert {p.name for p in out.iterdir()} == {"reduce_sum_toolkit.json", "reduce_sum_newest.json", "reduce_sum.json",
                                                "reduce_sum.md", "reduce_sum.png"}
     assert (out / "reduce_sum.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     md = (out / "reduce_sum.md").read_text()
-    assert "| 2^20 | 6.00 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
+    assert "| 2^20 | 6.00 | 6.05 | 8.00 | 8.20 | 5.50 | 18.00 | 1.333 |" in md and md in r.stdout
 
 
 @pytest.mark.parametrize("args, message", [

@@ -35,7 +35,7 @@ import math
 import re
 import sys
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -430,7 +430,12 @@ def representative(records: Iterable[Record]) -> List[Record]:
     for group in by_key.values():
         medians = [r for r in group if r.aggregate == "median"]
         if medians:
-            out.append(medians[0])
+            # an aggregate has no sampling fields of its own; the median of repetitions that
+            # were all sampled in one interleave group was sampled in it too
+            groups = {r.interleave_group for r in group if r.aggregate is None}
+            shared = groups.pop() if len(groups) == 1 else None
+            out.append(replace(medians[0], interleave_group=shared) if shared and
+                       medians[0].interleave_group is None else medians[0])
             continue
         plain = [r for r in group if r.aggregate is None]
         if not plain:

@@ -237,24 +237,36 @@ def _lowest(points: Sequence[Tuple[int, float, str]]) -> str:
     return f"{x:.3f} at N = {n_label(n)}" + (f" ({what})" if what else "")
 
 
+def _interleaved(t) -> bool:
+    """Whether every path and its run's kernel were sampled in one interleave group."""
+    pairs = [(v, r, row.kernel_for(v)) for row in t.rows for v, r in row.paths.items()]
+    return bool(pairs) and all(t.versions[v] == t.versions[k.variant] and r.interleave_group
+                               and r.interleave_group == k.interleave_group for v, r, k in pairs)
+
+
 def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[str]], out: _Out) -> bool:
     for g in gpus:
         for t in versus_tables(g, kernel, libraries):
             cols = t.ratio_columns()
             roof = t.ceiling_kind
-            header = ["N", f"{kernel} µs"] + [f"{t.label(v)} µs" for v in t.paths] + [f"vs {name}" for name, _ in cols] + \
-                     (["fastest path"] if len(t.paths) > 1 else []) + ([f"of {roof} ceiling"] if t.ceiling else []) + \
+            # with the kernel measured in each build's run, a path's ratio is over its own run's
+            # kernel, so the path it fares worst against need not be the fastest
+            which = "closest path" if t.copies else "fastest path"
+            header = ["N", f"{kernel} µs"] + [f"{t.label(c)} µs" for c in t.copies] + \
+                     [f"{t.label(v)} µs" for v in t.paths] + [f"vs {name}" for name, _ in cols] + \
+                     ([which] if len(t.paths) > 1 else []) + ([f"of {roof} ceiling"] if t.ceiling else []) + \
                      ([f"of {roof} at N"] if t.ceiling_at else [])
             rows, csv_rows = [], []
             for row in t.rows:
                 k = row.kernel
                 cells = [n_label(row.n), _us(k, 2) + (f" ({config_text(k)})" if config_text(k) else "")]
+                cells += [_us(row.copy(c), 2) for c in t.copies]
                 cells += [_us(row.paths.get(v), 2) for v in t.paths]
                 for _, variants in cols:
-                    f = row.fastest(variants)
-                    cells.append(_x(f[1].seconds / k.seconds) if f else "-")
+                    f = row.lowest(variants)
+                    cells.append(_x(f[1]) if f else "-")
                 if len(t.paths) > 1:
-                    f = row.fastest(t.paths)
+                    f = row.lowest(t.paths)
                     cells.append(t.label(f[0]) if f else "-")
                 if t.ceiling:
                     cells.append(f"{k.bytes_per_second / t.ceiling:.3f}")
@@ -262,21 +274,26 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
                     at_n = t.ceiling_at.get(row.n)
                     cells.append(f"{k.bytes_per_second / at_n:.3f}" if at_n else "-")
                 rows.append(cells)
-                csv_rows += [[g.label, t.family, t.type, row.n, kernel, t.versions[kernel], _num(k.seconds * 1e6),
-                              split_variant(v)[0], t.versions[v], _num(r.seconds * 1e6), _num(r.seconds / k.seconds)]
-                             for v, r in row.paths.items()]
+                csv_rows += [[g.label, t.family, t.type, row.n, kernel, t.versions[kr.variant], _num(kr.seconds * 1e6),
+                              split_variant(v)[0], t.versions[v], _num(r.seconds * 1e6), _num(r.seconds / kr.seconds)]
+                             for v, r in row.paths.items() for kr in [row.kernel_for(v)]]
             out.table(f"{t.family} {t.type}: {kernel} against every library path ({g.label})", header,
                       ["l", "r"] + ["r"] * (len(header) - 2), rows,
                       ["gpu", "family", "type", "n", "kernel", "kernel_cccl", "kernel_us", "path", "path_cccl",
                        "path_us", "speedup"], csv_rows)
-            aggregates = {r.aggregate for row in t.rows for r in [row.kernel, *row.paths.values()]}
+            aggregates = {r.aggregate for row in t.rows for r in [row.kernel, *row.same_run.values(), *row.paths.values()]}
             how = ("the median of the repetitions" if aggregates == {"median"} else
                    "one run each" if aggregates == {None} else "the median where repeated, else one run")
             lowest = [f"over {name}: lowest " + _lowest(
-                [(row.n, f[1].seconds / row.kernel.seconds, t.label(f[0]) if len(variants) > 1 else "")
-                 for row in t.rows for f in [row.fastest(variants)] if f]) for name, variants in cols]
+                [(row.n, f[1], t.label(f[0]) if len(variants) > 1 else "")
+                 for row in t.rows for f in [row.lowest(variants)] if f]) for name, variants in cols]
+            same_run = (f" Each path is compared with {kernel} as measured in the path's own run "
+                        f"({', '.join(t.label(c) for c in t.copies)} for "
+                        f"{', '.join('CCCL ' + t.versions[c] for c in t.copies)}: the same process"
+                        + (", interleaved" if _interleaved(t) else "") + "), so what differs between processes "
+                        f"cancels; {which}: the path {kernel}'s speedup is lowest over." if t.copies else "")
             out.note(f"µs per call: {how}; each at its best block/batch per N. Speedup = path time / {kernel} time "
-                     f"(above 1: {kernel} is faster). {kernel}'s speedup " + "; ".join(lowest) + "."
+                     f"(above 1: {kernel} is faster).{same_run} {kernel}'s speedup " + "; ".join(lowest) + "."
                      + (f" Of {roof} ceiling: {kernel}'s GB/s over the run's measured {roof} ceiling (best over N, "
                         f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else "")
                      + (f" Of {roof} at N: over that ceiling's GB/s at the same N (- where it was not run there; "

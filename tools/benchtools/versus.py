@@ -9,6 +9,13 @@ which bench-merge writes per benchmark; else its file's); the reference is the
 kernel's declared "reference". Each is taken at its best block/batch per N, the
 median aggregate where the run had repetitions. A speedup is library time /
 kernel time: above 1 the kernel is faster.
+
+Where the kernel was also measured in a library path's own run (a bench-merge
+file of two builds, each of which ran the kernel: "floor_sum" and
+"floor_sum@cccl3.5.0"), the path's speedup is over that copy, the kernel
+measured in the same process (interleaved when the run was): what changes
+between processes then cancels (docs/precision.md). Otherwise it is over the
+kernel as named.
 """
 from __future__ import annotations
 
@@ -34,11 +41,28 @@ class VersusRow:
     n: int
     kernel: Record
     paths: Dict[str, Record]   # library variant -> its record at this N (the measured ones)
+    same_run: Dict[str, Record] = field(default_factory=dict)   # path -> the kernel measured in the path's run
+
+    def kernel_for(self, variant: str) -> Record:
+        """The kernel's record a path is compared with: from the path's own run where
+        that run measured the kernel, else the kernel as named."""
+        return self.same_run.get(variant, self.kernel)
 
     def speedup(self, variant: str) -> Optional[float]:
         """The path's time over the kernel's (above 1: the kernel is faster)."""
         r = self.paths.get(variant)
-        return r.seconds / self.kernel.seconds if r else None
+        return r.seconds / self.kernel_for(variant).seconds if r else None
+
+    def lowest(self, variants: Sequence[str]) -> Optional[Tuple[str, float]]:
+        """The path of these the kernel's speedup is lowest over, with that speedup
+        (each path over the kernel of its own run: where every path has the same
+        kernel record, the fastest path)."""
+        got = [(v, self.speedup(v)) for v in variants if v in self.paths]
+        return min(got, key=lambda vs: vs[1]) if got else None
+
+    def copy(self, variant: str) -> Optional[Record]:
+        """The kernel's copy `variant` (another build's run) at this N, if a path used it."""
+        return next((r for r in self.same_run.values() if r.variant == variant), None)
 
     def fastest(self, variants: Sequence[str]) -> Optional[Tuple[str, Record]]:
         """The fastest of these paths at this N, with its variant."""
@@ -54,11 +78,12 @@ class Versus:
     type: str
     kernel: str
     paths: List[str]                 # library variants, in declaration order
-    versions: Dict[str, str]         # variant (kernel and paths) -> its CCCL version, or "?"
+    versions: Dict[str, str]         # variant (kernel, its copies and paths) -> its CCCL version, or "?"
     reference: Optional[str]         # the kernel's declared reference, when it is one of the paths
     rows: List[VersusRow] = field(default_factory=list)
     ceiling_kind: str = "read"       # the measured bandwidth ceiling that fits the family: "read" or "copy"
     ceiling_at: Dict[int, float] = field(default_factory=dict)  # its bytes/s at each N it ran at, if in the run
+    copies: List[str] = field(default_factory=list)   # the kernel as measured in the other builds' runs
 
     @property
     def ceiling(self) -> Optional[float]:
@@ -123,15 +148,25 @@ def versus_tables(gpu: Gpu, kernel: str, libraries: Optional[Sequence[str]] = No
         if not paths:
             continue
         best = {s[2]: {r.n: r for r in series} for s, series in best_per_n(rs).items()}
+        base = split_variant(kernel)[0]
+        copies = [v for v in variants if v != kernel and v not in paths and split_variant(v)[0] == base
+                  and all(r.role in ("kernel", "unknown") for r in rs if r.variant == v)]
         versions = {v: next((r.cccl_version for r in rs if r.variant == v and r.cccl_version), UNKNOWN_VERSION)
-                    for v in [kernel] + paths}
+                    for v in [kernel] + copies + paths}
+        # the kernel of each version's run (the kernel itself for its own version)
+        by_version = {versions[v]: v for v in reversed(copies)}
+        by_version[versions[kernel]] = kernel
         ref = next((r.reference for r in mine if r.reference), None)
         ref_variant = ref.split("/")[2] if ref and ref.split("/")[:2] == [family, type_] else None
         kind = bandwidth_roof_kind(family)
         table = Versus(gpu.label, family, type_, kernel, paths, versions, ref_variant if ref_variant in paths else None,
-                       ceiling_kind=kind, ceiling_at=measured_bandwidth_ceiling_at(gpu.all_records, kind))
+                       ceiling_kind=kind, ceiling_at=measured_bandwidth_ceiling_at(gpu.all_records, kind),
+                       copies=copies)
         for n, k in sorted(best[kernel].items()):
-            table.rows.append(VersusRow(n, k, {v: best[v][n] for v in paths if n in best.get(v, {})}))
+            measured = {v: best[v][n] for v in paths if n in best.get(v, {})}
+            same_run = {v: best[c][n] for v in measured for c in [by_version.get(versions[v])]
+                        if c and c != kernel and n in best.get(c, {})}
+            table.rows.append(VersusRow(n, k, measured, same_run))
         out.append(table)
     if not out:
         what = ", ".join(libraries) if libraries else "declared role 'library'"
@@ -165,7 +200,7 @@ def speedup_lines(t: Versus) -> Dict[str, List[Tuple[int, float]]]:
     would only retrace the lowest of the per-version lines)."""
     lines: Dict[str, List[Tuple[int, float]]] = {}
     for name, variants in t.ratio_columns(every_path=False):
-        pts = [(row.n, f[1].seconds / row.kernel.seconds) for row in t.rows for f in [row.fastest(variants)] if f]
+        pts = [(row.n, f[1]) for row in t.rows for f in [row.lowest(variants)] if f]
         if pts:
             lines[f"over {name}"] = pts
     return lines
@@ -181,11 +216,16 @@ def versus_charts(gpu: Gpu, tables: Sequence[Versus]) -> List[VersusChart]:
         panels = []
         for t in ts:
             times = {t.label(kernel): [(row.n, row.kernel.seconds * 1e6) for row in t.rows]}
+            for c in t.copies:   # the kernel in another build's run: drawn beside the kernel as named
+                pts = [(row.n, r.seconds * 1e6) for row in t.rows for r in [row.copy(c)] if r]
+                if pts:
+                    times[t.label(c)] = pts
             for v in t.paths:
                 pts = [(row.n, row.paths[v].seconds * 1e6) for row in t.rows if v in row.paths]
                 if pts:
                     times[t.label(v)] = pts
-            kinds = {label: "best" if label == t.label(kernel) else "library" for label in times}
+            kernel_labels = {t.label(kernel)} | {t.label(c) for c in t.copies}
+            kinds = {label: "best" if label in kernel_labels else "library" for label in times}
             reference = t.label(t.reference) if t.reference else None
             panels.append(VersusPanel(f"{family} {t.type}", times, speedup_lines(t), ranked(kinds, reference)))
         sizes = sorted({row.n for t in ts for row in t.rows})
