@@ -194,6 +194,10 @@ def test_chart_data(merged):
                                "cub_reduce_nondeterministic_allocating (CCCL 3.5.0)"]
     assert i32.emphasis["floor_sum"].kind == "best" and i32.emphasis["floor_sum (CCCL 3.5.0)"].kind == "best"
     assert dict(i32.times["floor_sum (CCCL 3.5.0)"])[P20] == pytest.approx(6.05)
+    # the copy is drawn in the kernel's colour, but dotted: the two lines stay apart where they cross
+    from benchtools.draw import line_style
+    kernel_line, copy_line = (line_style(i32.emphasis[k]) for k in ("floor_sum", "floor_sum (CCCL 3.5.0)"))
+    assert kernel_line["color"] == copy_line["color"] and (kernel_line["linestyle"], copy_line["linestyle"]) == ("-", ":")
     assert i32.emphasis["cub_device_reduce (CCCL 3.0.1)"].rank == 0   # the reference looks the same everywhere
     assert dict(i32.times["floor_sum"])[P20] == pytest.approx(6.0)
     assert list(i32.speedups) == ["over cub_device_reduce (CCCL 3.0.1)", "over fastest CCCL 3.5.0 path"]

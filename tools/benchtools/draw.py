@@ -79,6 +79,9 @@ def line_style(e: Emphasis) -> dict:
     """The line a variant gets from its role: the best kernel and every library
     stand out, the rest of the ladder is faded (in ladder order along viridis)."""
     if e.kind == "best":
+        if e.rank > 0:   # the same kernel measured again (a versus chart's copy from another build's run)
+            return dict(color=BEST_COLOR, linewidth=1.8, linestyle=":", marker="D", markersize=3.5, zorder=6,
+                        alpha=0.9)
         return dict(color=BEST_COLOR, linewidth=2.8, linestyle="-", marker="o", markersize=4, zorder=6, alpha=1.0)
     if e.kind == "library":
         return dict(color=LIBRARY_COLORS[e.rank % len(LIBRARY_COLORS)], linewidth=2.2, linestyle="--", marker="s",
