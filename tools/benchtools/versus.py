@@ -64,11 +64,6 @@ class VersusRow:
         """The kernel's copy `variant` (another build's run) at this N, if a path used it."""
         return next((r for r in self.same_run.values() if r.variant == variant), None)
 
-    def fastest(self, variants: Sequence[str]) -> Optional[Tuple[str, Record]]:
-        """The fastest of these paths at this N, with its variant."""
-        got = [(v, self.paths[v]) for v in variants if v in self.paths]
-        return min(got, key=lambda vr: vr[1].seconds) if got else None
-
 
 @dataclass
 class Versus:
