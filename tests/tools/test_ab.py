@@ -223,3 +223,65 @@ def test_rounds_interval_is_the_t_interval_of_the_log_ratios():
     assert stats.rounds_interval([1.0, 1.0]) == (1.0, 1.0, 1.0)
     for bad in ([], [1.01], [1.0, 0.0], [1.0, float("nan")], [1.0, -1.0], [1.0, float("inf")]):
         assert stats.rounds_interval(bad) is None, bad
+
+
+# ---------------------------------------------------------------- runs with --benchmark_repetitions
+
+def test_repetitions_combine_by_inverse_variance_and_widen_to_their_own_spread():
+    one = (1.02, 1.02 * math.exp(-0.01), 1.02 * math.exp(0.01))
+    r, low, high = stats.repetitions_interval([one, one, one])   # agreeing repetitions: sqrt(3) narrower
+    assert r == pytest.approx(1.02)
+    assert math.log(high / r) == pytest.approx(0.01 / math.sqrt(3)) and math.log(r / low) == pytest.approx(0.01 / math.sqrt(3))
+    spread = [(x, x * 0.999, x * 1.001) for x in (0.98, 1.00, 1.02)]   # tight each, apart from one another
+    r, low, high = stats.repetitions_interval(spread)
+    rounds = stats.rounds_interval([0.98, 1.00, 1.02])
+    assert (low, high) == (pytest.approx(rounds[1]), pytest.approx(rounds[2])) and low < 0.98 and high > 1.02
+    assert stats.repetitions_interval([one]) is None and stats.repetitions_interval([one, (1.0, 0.0, 1.1)]) is None
+
+
+def _with_repetitions(tmp_path, scales, scaled="fast_kernel"):
+    """The interleaved fixture as a run with len(scales) repetitions: in repetition k,
+    the `scaled` variant's times (median and interval) multiplied by scales[k], the
+    others as they are; then Google Benchmark's aggregates (no interval of their own)."""
+    d = json.loads(open(INTERLEAVED).read())
+    out = []
+    for b in d["benchmarks"]:
+        b.pop("sample_times", None)
+        reps = []
+        for k, s in enumerate(scales):
+            r = dict(b, repetitions=len(scales), repetition_index=k)
+            for key in ("real_time", "ci_low", "ci_high"):
+                r[key] = b[key] * (s if f"/{scaled}/" in b["name"] else 1.0)
+            reps.append(r)
+        times = sorted(r["real_time"] for r in reps)
+        for name in ("mean", "median"):
+            agg = {k: v for k, v in b.items() if k not in ("ci_low", "ci_high", "samples", "stop_reason")}
+            agg.update(run_type="aggregate", aggregate_name=name, name=b["name"] + "_" + name,
+                       real_time=times[len(times) // 2] if name == "median" else sum(times) / len(times))
+            reps.append(agg)
+        out += reps
+    d["benchmarks"] = out
+    path = tmp_path / f"repetitions_{len(scales)}_{scales[0]}.json"
+    path.write_text(json.dumps(d))
+    return str(path)
+
+
+def _json_comparisons(capsys, argv):
+    assert ab.main(argv + ["--versus", "cub_device_reduce", "--format", "json"]) == 0
+    return {(c["n"], c["variant"]): c for c in json.loads(capsys.readouterr().out)["comparisons"]}
+
+
+def test_a_run_with_repetitions_is_compared_per_repetition(tmp_path, capsys):
+    d = json.loads(open(INTERLEAVED).read())
+    t = {b["name"].split("/")[2]: b["real_time"] for b in d["benchmarks"] if f"N:{P28}/" in b["name"]}
+    single = _json_comparisons(capsys, [INTERLEAVED])[(P28, "fast_kernel")]
+    # three agreeing repetitions: the JSON's medians' ratio, an interval sqrt(3) narrower in log space
+    fast = _json_comparisons(capsys, [_with_repetitions(tmp_path, [1.0, 1.0, 1.0])])[(P28, "fast_kernel")]
+    assert fast["interleaved"] and fast["verdict"] == "faster" == single["verdict"]
+    assert fast["ratio"] == pytest.approx(t["fast_kernel"] / t["cub_device_reduce"])
+    assert fast["high"] - fast["low"] < single["high"] - single["low"]
+    # repetitions whose ratios disagree (±8% in turn) by far more than their intervals: the
+    # interval covers their spread, so no verdict
+    spread = _json_comparisons(capsys, [_with_repetitions(tmp_path, [0.92, 1.0, 1.08])])[(P28, "fast_kernel")]
+    assert spread["low"] < 0.92 * t["fast_kernel"] / t["cub_device_reduce"]
+    assert spread["high"] > 1.0 and spread["verdict"] == "no difference at this precision"

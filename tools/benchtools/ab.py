@@ -9,8 +9,12 @@ the chosen one: time ratio variant / chosen (below 1: the variant is faster), it
 95% interval from the two medians' intervals (docs/precision.md, "A/B"), and the
 verdict: faster, slower, or no difference at this precision. Benchmarks sampled
 in one interleave group (cuda_bench --interleave) are said to be so; others were
-measured at different times, a weaker comparison. Files without intervals (from
-before precision sampling) are refused.
+measured at different times, a weaker comparison. A run with
+--benchmark_repetitions=K is read per repetition: each repetition's ratio (both
+sampled in the same round) with its interval, combined over the K
+(stats.repetitions_interval: weighted in log space, widened to the repetitions'
+own t interval). Files without intervals (from before precision sampling) are
+refused.
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
@@ -74,11 +78,39 @@ def _interval(r: Record, from_samples: bool, step: float = 0.0) -> Tuple[float, 
     return stats.at_least_one_step(got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds), step)
 
 
+def _repetitions(records: Sequence[Record]) -> Dict[Tuple, Dict[int, Record]]:
+    """{benchmark: {repetition: its plain run}} for the runs that carry an interval."""
+    out: Dict[Tuple, Dict[int, Record]] = {}
+    for r in records:
+        if r.aggregate is None and r.ci_low_seconds is not None:
+            out.setdefault((r.series, r.n, r.block, r.batch), {})[r.repetition] = r
+    return out
+
+
+def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: float
+           ) -> Tuple[Tuple[float, float, float], bool, bool]:
+    """((ratio, low, high), from raw samples, both reached their precision) of v over c:
+    per repetition where the two are repetitions' aggregates, else from the two runs."""
+    if v.aggregate is not None or c.aggregate is not None:
+        rv, rc = (reps.get((r.series, r.n, r.block, r.batch), {}) for r in (v, c))
+        both = sorted(set(rv) & set(rc))
+        got = stats.repetitions_interval([stats.ratio_interval(_interval(rv[k], False, step),
+                                                               _interval(rc[k], False, step)) for k in both])
+        if got is not None:
+            reached = all(r.precision_reached is not False for k in both for r in (rv[k], rc[k]))
+            return got, False, reached
+    both_samples = bool(v.sample_seconds and c.sample_seconds)
+    iv, ic = _interval(v, both_samples, step), _interval(c, both_samples, step)
+    return (stats.ratio_interval(iv, ic), both_samples,
+            v.precision_reached is not False and c.precision_reached is not False)
+
+
 def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparison]]:
     """{(family, type): [Comparison per N, then variant in declaration order]} for the
     family/types where the chosen variant was measured, at the N it was measured at."""
     out: Dict[Chart, List[Comparison]] = {}
     step = reading_step(records)
+    reps = _repetitions(records)
     for chart, rs in by_chart(kernels(records)).items():
         best = best_per_n(rs)
         mine = {r.n: r for s, recs in best.items() if s[2] == chosen for r in recs}
@@ -90,14 +122,11 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
                 v = next((r for r in recs if r.n == n), None)
                 if variant == chosen or v is None:
                     continue
-                both_samples = bool(v.sample_seconds and c.sample_seconds)
-                iv, ic = _interval(v, both_samples, step), _interval(c, both_samples, step)
-                ratio, low, high = stats.ratio_interval(iv, ic)
+                (ratio, low, high), from_samples, reached = _ratio(v, c, reps, step)
                 rows.append(Comparison(chart[0], chart[1], n, variant, chosen, ratio, low, high,
                                        stats.verdict(low, high),
                                        v.interleave_group is not None and v.interleave_group == c.interleave_group,
-                                       both_samples, config_text(v), config_text(c),
-                                       v.precision_reached is not False and c.precision_reached is not False))
+                                       from_samples, config_text(v), config_text(c), reached))
         if rows:
             out[chart] = rows
     return out
@@ -105,7 +134,7 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
 
 def check_intervals(runs: Sequence[Results], records: Sequence[Record]) -> None:
     """ResultsError naming the first file whose selected benchmarks carry no interval."""
-    selected = {id(r) for r in records}
+    selected = {id(r) for r in records if r.aggregate is None}   # aggregates have none; their repetitions do
     for run in runs:
         if any(id(r) in selected and r.ci_low_seconds is None for r in run.records):
             raise ResultsError(f"{run.path}: benchmarks without confidence intervals (the file predates "

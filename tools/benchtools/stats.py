@@ -103,6 +103,29 @@ def rounds_interval(ratios: Sequence[float]) -> Optional[Tuple[float, float, flo
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
+def repetitions_interval(ratios: Sequence[Tuple[float, float, float]]) -> Optional[Tuple[float, float, float]]:
+    """(R, low, high) from K >= 2 ratios of the same two things, each (ratio, low, high)
+    from one repetition (the two sampled in the same round of one process): in log
+    space, the estimates weighted by their inverse variances (each interval's width
+    spans ±1.96 sigma) and the 95% interval of that mean, widened to the repetitions'
+    own t interval (rounds_interval) where that is wider, as tools/run-ab widens its
+    pooled interval to its rounds'. None for fewer than 2 or any ratio or bound that is
+    not a positive finite number."""
+    if len(ratios) < 2 or not all(math.isfinite(x) and x > 0 for t in ratios for x in t):
+        return None
+    z = 2 * 1.959963984540054
+    logs = [math.log(r) for r, _, _ in ratios]
+    sigmas = [max(math.log(high / low) / z, 1e-12) for _, low, high in ratios]
+    weights = [1 / (s * s) for s in sigmas]
+    mean = sum(w * x for w, x in zip(weights, logs)) / sum(weights)
+    half = z / 2 / math.sqrt(sum(weights))
+    low, high = math.exp(mean - half), math.exp(mean + half)
+    rounds = rounds_interval([r for r, _, _ in ratios])
+    if rounds is not None:
+        low, high = min(low, rounds[1]), max(high, rounds[2])
+    return math.exp(mean), low, high
+
+
 def verdict(low: float, high: float) -> str:
     """"faster" when the whole interval of variant/chosen time is below 1, "slower"
     when above, else "no difference at this precision"."""
