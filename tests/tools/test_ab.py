@@ -285,3 +285,16 @@ def test_a_run_with_repetitions_is_compared_per_repetition(tmp_path, capsys):
     spread = _json_comparisons(capsys, [_with_repetitions(tmp_path, [0.92, 1.0, 1.08])])[(P28, "fast_kernel")]
     assert spread["low"] < 0.92 * t["fast_kernel"] / t["cub_device_reduce"]
     assert spread["high"] > 1.0 and spread["verdict"] == "no difference at this precision"
+
+
+def test_two_runs_interleaved_apart_are_not_interleaved_together(tmp_path, capsys):
+    """A group's name repeats in every run: the same group in two files is two processes."""
+    d = json.loads(open(INTERLEAVED).read())
+    kernel = dict(d, benchmarks=[b for b in d["benchmarks"] if "/cub_device_reduce/" not in b["name"]])
+    library = dict(d, benchmarks=[b for b in d["benchmarks"] if "/cub_device_reduce/" in b["name"]])
+    paths = [tmp_path / "kernels.json", tmp_path / "library.json"]
+    for p, doc in zip(paths, (kernel, library)):
+        p.write_text(json.dumps(doc))
+    got = _json_comparisons(capsys, [str(p) for p in paths])
+    assert got and not any(c["interleaved"] for c in got.values())
+    assert all(c["interleaved"] for c in _json_comparisons(capsys, [INTERLEAVED]).values())

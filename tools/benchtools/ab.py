@@ -29,7 +29,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
 from benchtools.cli import Parser, check_writable, load, one_of, warn, write_text
-from benchtools.results import Record, Results, ResultsError, best_per_n
+from benchtools.results import Record, Results, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 
 FORMATS = ("markdown", "csv", "json")
@@ -125,7 +125,7 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
                 (ratio, low, high), from_samples, reached = _ratio(v, c, reps, step)
                 rows.append(Comparison(chart[0], chart[1], n, variant, chosen, ratio, low, high,
                                        stats.verdict(low, high),
-                                       v.interleave_group is not None and v.interleave_group == c.interleave_group,
+                                       interleaved_together(v, c),
                                        from_samples, config_text(v), config_text(c), reached))
         if rows:
             out[chart] = rows

@@ -82,6 +82,7 @@ class Record:
     samples: Optional[int] = None             # timed calls
     stop_reason: Optional[str] = None         # one of STOP_REASONS
     interleave_group: Optional[str] = None    # "family/type/N:n": sampled round-robin with its group
+    source: str = ""   # the file it was read from, with its CCCL where a merged file holds several
     sample_seconds: Optional[Tuple[float, ...]] = None   # the raw samples (--keep-samples)
 
     @property
@@ -394,12 +395,14 @@ def load_results(path: str | Path) -> Results:
                 raise ValueError(f"real_time is {b['real_time']!r} {b['time_unit']}: shorter than any call")
             rates = {k: _number(b.get(k, 0.0), k, positive=False) for k in _RATES}
             sampled = sampling_fields(b, real_time, _UNIT_SECONDS[b["time_unit"]]) if aggregate is None else {}
+            declared = {"cccl_version": context_cccl, **declared_fields(b)}
             results.records.append(Record(
                 seconds=seconds,
                 **rates,
                 aggregate=aggregate,
                 repetition=_index(b.get("repetition_index", 0)),
-                **parsed, **{"cccl_version": context_cccl, **declared_fields(b)}, **sampled,
+                source=f"{path}@{declared['cccl_version'] or ''}",
+                **parsed, **declared, **sampled,
             ))
         except (TypeError, ValueError) as e:
             raise ResultsError(f"{path}: benchmark '{name}': {e}") from None
@@ -417,6 +420,13 @@ def load_runs(paths: Sequence[str | Path], prog: str) -> List[Results]:
             print(f"{prog}: warning: {run.path} is truncated (interrupted run?); "
                   f"using its {len(run.records)} complete entries", file=sys.stderr)
     return runs
+
+
+def interleaved_together(a: Record, b: Record) -> bool:
+    """Whether the two were sampled round-robin in one interleave group of one run
+    (a group's name repeats in every run: the source tells the runs apart, and the
+    builds of a bench-merge file)."""
+    return a.interleave_group is not None and a.interleave_group == b.interleave_group and a.source == b.source
 
 
 def representative(records: Iterable[Record]) -> List[Record]:

@@ -25,7 +25,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import Parser, load, one_of, warn
 from benchtools.merge import split_variant
-from benchtools.results import Record, ResultsError, best_per_n
+from benchtools.results import Record, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import (NOT_REACHED_MARK, NOT_REACHED_NOTE, Chart, Gpu, best_at, by_chart, choose_baseline,
                               config_text, interval_text, kernels, n_label, parse_n)
 from benchtools.versus import versus_tables
@@ -239,9 +239,8 @@ def _lowest(points: Sequence[Tuple[int, float, str]]) -> str:
 
 def _interleaved(t) -> bool:
     """Whether every path and its run's kernel were sampled in one interleave group."""
-    pairs = [(v, r, row.kernel_for(v)) for row in t.rows for v, r in row.paths.items()]
-    return bool(pairs) and all(t.versions[v] == t.versions[k.variant] and r.interleave_group
-                               and r.interleave_group == k.interleave_group for v, r, k in pairs)
+    pairs = [(r, row.kernel_for(v)) for row in t.rows for v, r in row.paths.items()]
+    return bool(pairs) and all(interleaved_together(r, k) for r, k in pairs)
 
 
 def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[str]], out: _Out) -> bool:
