@@ -90,11 +90,26 @@ struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits
   __host__ __device__ static constexpr unsigned key_mask(unsigned sign_source) {
     return (sign_source & 0x80000000u) ? 0xFFFFFFFFu : 0x80000000u;
   }
-  __device__ static unsigned ordered_key(float f) {
+  // Host-callable too (tests/kernels/test_ordered_keys.cu checks the order and the round trip).
+  __host__ __device__ static unsigned ordered_key(float f) {
+#ifdef __CUDA_ARCH__
     const unsigned u = __float_as_uint(f);
+#else
+    unsigned u;
+    std::memcpy(&u, &f, 4);
+#endif
     return u ^ key_mask(u);
   }
-  __device__ static float from_ordered_key(unsigned key) { return __uint_as_float(key ^ key_mask(~key)); }
+  __host__ __device__ static float from_ordered_key(unsigned key) {
+    const unsigned u = key ^ key_mask(~key);
+#ifdef __CUDA_ARCH__
+    return __uint_as_float(u);
+#else
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+#endif
+  }
 
   // The identity folded in last (a float result of only NaN, or of only -inf
   // for max, becomes the identity, as the reference's fold from it gives).
