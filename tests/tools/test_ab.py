@@ -298,3 +298,14 @@ def test_two_runs_interleaved_apart_are_not_interleaved_together(tmp_path, capsy
     got = _json_comparisons(capsys, [str(p) for p in paths])
     assert got and not any(c["interleaved"] for c in got.values())
     assert all(c["interleaved"] for c in _json_comparisons(capsys, [INTERLEAVED]).values())
+
+
+def test_repetitions_of_two_files_are_not_mixed(tmp_path, capsys):
+    """Repetition indices restart in every file: with two runs given, each benchmark's
+    repetitions are its own run's (here both runs name every benchmark; the first
+    file's medians are the ones compared, with the first file's repetitions)."""
+    agree = _with_repetitions(tmp_path, [1.0, 1.0, 1.0])
+    other = _with_repetitions(tmp_path, [0.5, 1.5, 1.0])
+    alone = _json_comparisons(capsys, [agree])[(P28, "fast_kernel")]
+    both = _json_comparisons(capsys, [agree, other])[(P28, "fast_kernel")]
+    assert (both["ratio"], both["low"], both["high"]) == (alone["ratio"], alone["low"], alone["high"])

@@ -78,12 +78,17 @@ def _interval(r: Record, from_samples: bool, step: float = 0.0) -> Tuple[float, 
     return stats.at_least_one_step(got or (r.seconds, r.ci_low_seconds, r.ci_high_seconds), step)
 
 
+def _run_key(r: Record) -> Tuple:
+    """A benchmark within one run: repetition indices restart in every file (and build)."""
+    return (r.source, r.series, r.n, r.block, r.batch)
+
+
 def _repetitions(records: Sequence[Record]) -> Dict[Tuple, Dict[int, Record]]:
-    """{benchmark: {repetition: its plain run}} for the runs that carry an interval."""
+    """{benchmark of a run: {repetition: its plain run}} for the runs that carry an interval."""
     out: Dict[Tuple, Dict[int, Record]] = {}
     for r in records:
         if r.aggregate is None and r.ci_low_seconds is not None:
-            out.setdefault((r.series, r.n, r.block, r.batch), {})[r.repetition] = r
+            out.setdefault(_run_key(r), {})[r.repetition] = r
     return out
 
 
@@ -92,7 +97,7 @@ def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: flo
     """((ratio, low, high), from raw samples, both reached their precision) of v over c:
     per repetition where the two are repetitions' aggregates, else from the two runs."""
     if v.aggregate is not None or c.aggregate is not None:
-        rv, rc = (reps.get((r.series, r.n, r.block, r.batch), {}) for r in (v, c))
+        rv, rc = (reps.get(_run_key(r), {}) for r in (v, c))
         both = sorted(set(rv) & set(rc))
         got = stats.repetitions_interval([stats.ratio_interval(_interval(rv[k], False, step),
                                                                _interval(rc[k], False, step)) for k in both])
