@@ -87,8 +87,10 @@ class FloorScan : public StreamTest {
 
 TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
   // 256 x 32 (the choice to 2^22): 512 tiles, the flat look-back's most;
-  // 512 x 32 (above): 1025 tiles = 33 groups, the last of one tile.
-  for (const std::size_t n : {(std::size_t{1} << 22) - 3, (std::size_t{1} << 24) + 5}) {
+  // 512 x 32 (above): 1024 tiles, staged (a persistent grid, the helpers'
+  // sums as A), the last tile partial; 1025 tiles = 33 groups, the last of one tile.
+  for (const std::size_t n :
+       {(std::size_t{1} << 22) - 3, (std::size_t{1} << 24) - 5, (std::size_t{1} << 24) + 5}) {
     SCOPED_TRACE("n " + std::to_string(n));
     make_workspace(workspace_for(n, {}));
     const auto host = data<float>(n, 1);
@@ -118,9 +120,10 @@ TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupTheFlatLookBackAnd32Gr
       const Config c{b, k};
       const std::size_t tile = std::size_t(b) * k;
       make_workspace(workspace_for(1025 * tile + 7, c));
-      // 512 tiles: the flat look-back's most; one more: the groups'.
-      const std::size_t sizes[] = {1,          tile - 1,       tile, tile + 1, 32 * tile - 3, 32 * tile + 1, 512 * tile,
-                                   512 * tile + 1, 1024 * tile + 7};
+      // 512 tiles: the flat look-back's most; one more: the groups', staged
+      // when aligned (to 1024 tiles, the last partial or whole); 1025 not.
+      const std::size_t sizes[] = {1,          tile - 1,       tile,        tile + 1,       32 * tile - 3,
+                                   32 * tile + 1, 512 * tile, 512 * tile + 1, 1024 * tile, 1024 * tile + 7};
       for (std::size_t n : sizes) {
         const auto host = data<int>(n, static_cast<unsigned>(n));
         for (auto [in_off, out_off] : {std::pair{0, 0}, std::pair{1, 3}, std::pair{2, 0}, std::pair{0, 1}}) {
@@ -148,11 +151,11 @@ TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
   scan_and_check(x, 0, 0, {}, "big again");
 }
 
-// A call of one wave, 2^20 + 11 (129 tiles at 256 x 32: 5 groups), and one of
+// A call of one wave, 2^20 + 11 (129 tiles at 256 x 32: 5 groups), one of
 // several, 2^24 + 5 (1025 tiles at 512 x 32, two blocks an SM: 33 groups, the
-// last of one tile).
+// last of one tile), and a staged one, 2^24 - 5 (1024 tiles, a persistent grid).
 TEST_F(FloorScan, TheLastTagsCallZeroesTheWorkspaceAndTheNextStartsAgain) {
-  for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5}) {
+  for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5, (std::size_t{1} << 24) - 5}) {
     const std::string size = "n " + std::to_string(n) + ": ";
     make_workspace(workspace_for(n, {}));
     const auto x = data<float>(n, 5);

@@ -41,10 +41,16 @@
 //     while the tiles before it are still loading;
 //   - a status word is 64 bits: the value's bits high, the call's tag low,
 //     written and read with one relaxed 8-byte access (single-copy atomic, no
-//     fence). A word is ready when its tag is this call's.
+//     fence). A word is ready when its tag is this call's;
+//   - calls of a few waves (513 to 1024 tiles: 2^23 < n <= 2^24 by the
+//     choice), 16-byte aligned: a persistent grid stages each block's next
+//     tile in shared memory (one TMA bulk copy) while the block looks back
+//     for its current one, and publishes that tile's aggregate as soon as it
+//     lands (Staging, staged_scan_kernel): H100 2^24 4.6-5.2% faster.
 #pragma once
 
 #include <cuda/atomic>
+#include <atomic>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -313,20 +319,92 @@ __device__ T flat_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_
   return prefix;
 }
 
-// One tile of the scan: loaded, scanned in registers, its prefix found
-// (tiles > 1; LookBack false: the bound without it, tiles_only), stored.
-template <class T, int Block, int Items, bool Vectors, bool LookBack>
-__device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
-                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums) {
+// Staging (grouped look-back calls, 16-byte aligned input and output, whole
+// tiles): a block's next tile travels from global memory into shared memory in
+// one bulk copy (TMA, cp.async.bulk, completing on an mbarrier) while the block
+// looks back for its current tile, no registers held. Warp 1 waits for it
+// there, beside warp 0's look-back, sums it and publishes its aggregate A at
+// once: a staged tile's A must not wait for its block's current look-back and
+// stores, or every tile's look-back waits on the one a round of tiles before it
+// (tried with per-thread cp.async and A published when the tile was scanned:
+// 35-40% slower at 2^28-2^30 on an H100).
+template <class T, int Block, int Items>
+struct Staging {
+  static constexpr int kRows = Items / 4, kVectors = Block * Items / 4;
+  static constexpr std::size_t kBytes = std::size_t{Block} * Items * sizeof(T);
+  __device__ static unsigned address(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+  __device__ static void init(Word* bar) {  // one thread
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;\n" ::"r"(address(bar)) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+  }
+  // One thread, after the block has met since it last read the buffer.
+  __device__ static void copy_async(uint4* staged, Word* bar, const T* __restrict__ tile_in) {
+    unsigned long long policy;
+    asm volatile("createpolicy.fractional.L2::evict_first.b64 %0, 1.0;\n" : "=l"(policy));
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");  // the block's reads of the buffer first
+    asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(address(bar)),
+                 "r"(static_cast<unsigned>(kBytes))
+                 : "memory");
+    asm volatile(
+        "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.L2::cache_hint [%0], [%1], %2, [%3], %4;\n" ::
+            "r"(address(staged)),
+        "l"(tile_in), "r"(static_cast<unsigned>(kBytes)), "r"(address(bar)), "l"(policy)
+        : "memory");
+  }
+  __device__ static void wait(Word* bar, unsigned parity) {
+    unsigned done = 0;
+    do {
+      asm volatile(
+          "{\n .reg .pred p;\n mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n selp.u32 %0, 1, 0, p;\n}\n"
+          : "=r"(done)
+          : "r"(address(bar)), "r"(parity)
+          : "memory");
+    } while (!done);
+  }
+  // This thread's rows, TileIO's arrangement (the buffer holds the tile as it is in memory).
+  __device__ static void read(const uint4* staged, T (&x)[kRows][4]) {
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const uint4 q = staged[TileIO<T, Block, Items, true>::first(j) / 4];
+      std::memcpy(&x[j][0], &q, 16);
+    }
+  }
+  // Warp 1 (while warp 0 looks back): the staged tile's sum in a fixed order
+  // (lane l: vectors l, l + 32, ..., then warp_sum), published as A[tile].
+  // One warp, no barrier: 64 KiB from shared memory is about 0.3 us.
+  __device__ static void publish_sum(const uint4* staged, Word* bar, unsigned parity, Word* a_word, unsigned tag) {
+    if (threadIdx.x / 32 != 1) return;
+    const int lane = threadIdx.x % 32;
+    wait(bar, parity);
+    T sum = T(0);
+#pragma unroll 4
+    for (int v = lane; v < kVectors; v += 32) {
+      T e[4];
+      std::memcpy(e, &staged[v], 16);
+      sum = add(sum, add(add(e[0], e[1]), add(e[2], e[3])));
+    }
+    sum = warp_sum(sum);
+    if (lane == 0) publish(a_word, pack(sum, tag));
+  }
+};
+
+// One tile of the scan, its elements in x (each thread's rows, TileIO's
+// arrangement): scanned in registers, its prefix found (tiles > 1; LookBack
+// false: the bound without it, tiles_only), stored. after_totals() runs once
+// the block has met at its first barrier, when x has been read (the staging
+// buffer may take the next tile); beside_look_back() runs in the other warps
+// while warp 0 looks back (grouped calls). A is published unless a_published
+// (Staging did).
+template <class T, int Block, int Items, bool Vectors, bool LookBack, class AfterTotals, class BesideLookBack>
+__device__ void scan_tile(T (&x)[Items / 4][4], T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
+                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums,
+                          bool a_published, AfterTotals after_totals, BesideLookBack beside_look_back) {
   constexpr int kRows = Items / 4, kWarps = Block / 32;
   constexpr std::size_t kTile = std::size_t{Block} * Items;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::size_t base = tile * kTile;
   const int valid = static_cast<int>(n - base < kTile ? n - base : kTile);
-
   using IO = TileIO<T, Block, Items, Vectors>;
-  T x[kRows][4];
-  IO::load(in + base, valid, x);
 
   // Each vector in place, then one warp scan per row (independent), rows chained.
   T incl[kRows];
@@ -355,6 +433,7 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
   }
   if (lane == 0) warp_totals[warp] = carry;
   __syncthreads();
+  after_totals();
   T before_warp = T(0), aggregate = T(0);
 #pragma unroll
   for (int w = 0; w < kWarps; ++w) {
@@ -376,7 +455,7 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
 
   if (LookBack && tiles > 1) {
     const Layout l = layout(tiles);
-    if (threadIdx.x == 0) publish(ws + l.a + tile, pack(aggregate, tag));
+    if (threadIdx.x == 0 && !a_published) publish(ws + l.a + tile, pack(aggregate, tag));
     T prefix;
     if (tiles <= kFlatTiles) {
       prefix = flat_prefix<T, Block>(ws, l, tile, tiles, tag, chunk_sums);
@@ -384,6 +463,8 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
       if (warp == 0) {
         const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate);
         if (lane == 0) *prefix_shared = p;
+      } else {
+        beside_look_back();
       }
       __syncthreads();
       prefix = *prefix_shared;
@@ -396,12 +477,21 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
   IO::store(out + base, valid, x);
 }
 
-// One block per tile, in the order blocks start: each block's thread 0 takes a
-// ticket from the counter (tiles == 1: tile 0, no workspace). A block that has
-// taken a ticket is running, so every tile a tile waits on is running or done.
-// (A persistent grid that took its next ticket while working on a tile was
-// 1.8x slower at 512 x 32, 2^28, on the H100: a ticket taken but not yet
-// started holds up the tiles after it.)
+// Blocks take tiles by ticket from a counter, in the order they ask: a tile
+// only ever waits on tiles already taken, by running blocks.
+//   scan_kernel: one tile a block (the grid is the tiles);
+//   staged_scan_kernel (staged_call: grouped calls of at most kStagedTiles
+//   tiles, 16-byte aligned data): a persistent grid, at most the blocks that
+//   fit the GPU at once, each looping; a block takes its next ticket as soon as
+//   it has its current tile and stages that tile (Staging), so the next tile
+//   loads, and its A is published, while this one looks back and stores. A
+//   staged tile is running: its load is in flight. (A persistent grid that took
+//   its next ticket but loaded it only after finishing the current tile was
+//   1.8x slower at 512 x 32, 2^28, on an H100: a ticket taken but not started
+//   holds up every tile after it.) Every block of it takes one ticket past the
+//   last tile.
+// The call's last take (tiles, or tiles + grid) sets the counter back to 0 and
+// the epoch up by one.
 // At most 64 registers a thread: two 512-thread blocks (four of 256, eight of
 // 128) fit an SM's 64K registers, so one tile loads while another waits. (The
 // one-hop look-back needs 74 for int32 512 x 32 otherwise: one block an SM,
@@ -409,53 +499,130 @@ __device__ void scan_tile(const T* __restrict__ in, T* __restrict__ out, std::si
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
+// Staging pays where a call has a few waves of tiles, whose loads and
+// look-backs otherwise move in step (H100, tools/run-ab against one tile a
+// block, 2026-11-27, results/versus/README.md: 2^24, 1024 tiles of 512 x 32,
+// 3.3% faster int32 and 4.3% float32; 2^25 no different; 2^26-2^30 1.1-1.9%
+// slower, the store of a tile then waiting for the next tile's load).
+constexpr std::size_t kStagedTiles = 1024;
+__host__ __device__ inline bool staged_call(bool vectors, std::size_t tiles) {
+  return vectors && tiles > kFlatTiles && tiles <= kStagedTiles;
+}
+
+__device__ inline Word take_ticket(Word* ws, std::size_t tiles, std::size_t takes) {
+  const Word old = atomicAdd(ws + kCtl, Word{1});
+  const unsigned epoch = static_cast<unsigned>(old >> 32);
+  if ((old & 0xFFFFFFFFu) == takes - 1 && epoch + 1 != kLastTag)
+    atomicAdd(ws + kCtl, (Word{1} << 32) - takes);  // the call's last take: counter back to 0, epoch up by one
+  if ((old & 0xFFFFFFFFu) == 0) atomicMax(ws + kHighWater, Word{layout(tiles).end});
+  return old;
+}
+
+// The last tag's call: the last block to finish zeroes every word used (every
+// block has taken its last ticket, so none touches the counter after).
+template <int Block>
+__device__ void reset_after_last_tag(Word* ws, unsigned tag, int* last_block) {
+  if (tag != kLastTag) return;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    __threadfence();
+    *last_block = atomicAdd(ws + kDone, Word{1}) == gridDim.x - 1;
+  }
+  __syncthreads();
+  if (*last_block) {
+    __threadfence();
+    const std::size_t end = static_cast<std::size_t>(peek(ws + kHighWater));
+    for (std::size_t i = kHeader + threadIdx.x; i < end; i += Block) publish(ws + i, 0);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      publish(ws + kHighWater, 0);
+      publish(ws + kDone, 0);
+      publish(ws + kCtl, 0);
+    }
+  }
+}
+
 template <class T, int Block, int Items, bool Vectors, bool LookBack = true>
 __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
   __shared__ T prefix_shared;
   __shared__ T chunk_sums[kFlatTiles / 32];
-  __shared__ Word ticket;  // the counter's old value: tile (low 32 bits), epoch (high)
+  __shared__ Word ticket;
   __shared__ int last_block;
+  constexpr std::size_t kTile = std::size_t{Block} * Items;
+  using IO = TileIO<T, Block, Items, Vectors>;
+  auto nothing = [] {};
+  T x[Items / 4][4];
   if (tiles == 1) {
-    scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
-                                                  chunk_sums);
+    IO::load(in, static_cast<int>(n), x);
+    scan_tile<T, Block, Items, Vectors, LookBack>(x, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
+                                                  chunk_sums, false, nothing, nothing);
     return;
   }
-  if (threadIdx.x == 0) {
-    const Word old = atomicAdd(ws + kCtl, Word{1});
-    ticket = old;
-    const unsigned epoch = static_cast<unsigned>(old >> 32);
-    if ((old & 0xFFFFFFFFu) == tiles - 1 && epoch + 1 != kLastTag)
-      atomicAdd(ws + kCtl, (Word{1} << 32) - tiles);  // the last ticket: counter back to 0, epoch up by one
-    if ((old & 0xFFFFFFFFu) == 0) atomicMax(ws + kHighWater, Word{layout(tiles).end});
-  }
+  if (threadIdx.x == 0) ticket = take_ticket(ws, tiles, tiles);
   __syncthreads();
   const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
   const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
-  scan_tile<T, Block, Items, Vectors, LookBack>(in, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
-                                                chunk_sums);
+  const std::size_t base = tile * kTile;
+  IO::load(in + base, static_cast<int>(n - base < kTile ? n - base : kTile), x);
+  scan_tile<T, Block, Items, Vectors, LookBack>(x, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
+                                                chunk_sums, false, nothing, nothing);
+  reset_after_last_tag<Block>(ws, tag, &last_block);
+}
 
-  // The last tag's call: the last block to finish zeroes every word used.
-  if (tag == kLastTag) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      __threadfence();
-      last_block = atomicAdd(ws + kDone, Word{1}) == tiles - 1;
-    }
-    __syncthreads();
-    if (last_block) {
-      __threadfence();
-      const std::size_t end = static_cast<std::size_t>(peek(ws + kHighWater));
-      for (std::size_t i = kHeader + threadIdx.x; i < end; i += Block) publish(ws + i, 0);
-      __syncthreads();
-      if (threadIdx.x == 0) {
-        publish(ws + kHighWater, 0);
-        publish(ws + kDone, 0);
-        publish(ws + kCtl, 0);
-      }
-    }
+template <class T, int Block, int Items, bool LookBack = true>
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+    staged_scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
+  extern __shared__ uint4 staged[];  // Staging::kBytes, the block's next tile
+  __shared__ T warp_totals[Block / 32];
+  __shared__ T prefix_shared;
+  __shared__ T chunk_sums[kFlatTiles / 32];
+  __shared__ Word bar;         // the staging buffer's mbarrier
+  __shared__ Word tickets[2];  // the counter's old value: tile (low 32 bits), epoch (high); by turn
+  __shared__ int last_block;
+  constexpr std::size_t kTile = std::size_t{Block} * Items;
+  using Stage = Staging<T, Block, Items>;
+  const std::size_t takes = tiles + gridDim.x;
+  if (threadIdx.x == 0) {
+    tickets[0] = take_ticket(ws, tiles, takes);
+    Stage::init(&bar);
   }
+  __syncthreads();
+  const unsigned tag = static_cast<unsigned>(tickets[0] >> 32) + 1;
+  std::size_t tile = static_cast<std::size_t>(tickets[0] & 0xFFFFFFFFu);
+  bool staged_tile = false;  // a block's first tile loads straight into registers
+  unsigned parity = 0;       // of the staging buffer's next fill
+  T x[Items / 4][4];
+  for (int turn = 1; tile < tiles; turn ^= 1) {
+    Word next = 0;
+    if (threadIdx.x == 0) next = take_ticket(ws, tiles, takes);  // its latency under the wait for the data
+    if (staged_tile) {
+      Stage::wait(&bar, parity);
+      Stage::read(staged, x);
+      parity ^= 1;
+    } else {
+      const std::size_t base = tile * kTile;
+      TileIO<T, Block, Items, true>::load(in + base, static_cast<int>(n - base < kTile ? n - base : kTile), x);
+    }
+    if (threadIdx.x == 0) tickets[turn] = next;
+    const bool a_published = staged_tile && LookBack;
+    std::size_t next_tile = 0;
+    scan_tile<T, Block, Items, true, LookBack>(
+        x, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared, chunk_sums, a_published,
+        [&] {
+          next_tile = static_cast<std::size_t>(tickets[turn] & 0xFFFFFFFFu);
+          staged_tile = next_tile < tiles && (next_tile + 1) * kTile <= n;
+          if (staged_tile && threadIdx.x == 0) Stage::copy_async(staged, &bar, in + next_tile * kTile);
+        },
+        [&] {
+          if (staged_tile)
+            Stage::publish_sum(staged, &bar, parity, ws + layout(tiles).a + next_tile, tag);
+        });
+    if constexpr (!LookBack) __syncthreads();  // warp_totals is written again next turn
+    tile = next_tile;
+  }
+  reset_after_last_tag<Block>(ws, tag, &last_block);
 }
 
 template <int... Vs>
@@ -495,6 +662,30 @@ inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c =
 
 namespace detail {
 
+// The blocks of a staged call's kernel that fit the current device at once
+// (its grid: each takes tiles until none is left), found once per device (in
+// `found`); the kernel is allowed its staging buffer (above 48 KiB at
+// 512 x 32) first. The kernel is the one launched: a kernel template
+// instantiated in two translation units has a host stub in each.
+template <class Kernel>
+cudaError_t resident_blocks(Kernel kernel, int threads, std::size_t smem, std::atomic<unsigned>* found,
+                            int devices, unsigned* blocks) {
+  int device = 0;
+  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  if (device < devices && (*blocks = found[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
+  int per_sm = 0, sms = 0;
+  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
+      e != cudaSuccess)
+    return e;
+  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem); e != cudaSuccess)
+    return e;
+  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
+  if (per_sm <= 0 || sms <= 0) return cudaErrorInvalidConfiguration;
+  *blocks = static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
+  if (device < devices) found[device].store(*blocks, std::memory_order_relaxed);
+  return cudaSuccess;
+}
+
 template <bool LookBack, class T>
 cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
                     cudaStream_t stream, Config c) {
@@ -510,16 +701,29 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
   if (count >= (std::size_t{1} << 31)) return cudaErrorInvalidValue;  // the counter's 32 bits
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   auto* ws = static_cast<detail::Word*>(workspace);
+  cudaError_t error = cudaSuccess;
   detail::dispatch(
       detail::resolve(c, n),
       [&](auto b, auto k) {
         constexpr int B = decltype(b)::value, K = decltype(k)::value;
-        const auto kernel =
-            vectors ? detail::scan_kernel<T, B, K, true, LookBack> : detail::scan_kernel<T, B, K, false, LookBack>;
-        kernel<<<static_cast<unsigned>(count), B, 0, stream>>>(in, out, n, count, ws);
+        unsigned grid = static_cast<unsigned>(count);
+        if (detail::staged_call(vectors, count)) {
+          constexpr int kDevices = 64;
+          static std::atomic<unsigned> found[kDevices] = {};
+          const auto kernel = detail::staged_scan_kernel<T, B, K, LookBack>;
+          constexpr std::size_t smem = detail::Staging<T, B, K>::kBytes;
+          if ((error = detail::resident_blocks(kernel, B, smem, found, kDevices, &grid)) != cudaSuccess) return;
+          if (grid > count) grid = static_cast<unsigned>(count);
+          kernel<<<grid, B, smem, stream>>>(in, out, n, count, ws);
+        } else if (vectors) {
+          detail::scan_kernel<T, B, K, true, LookBack><<<grid, B, 0, stream>>>(in, out, n, count, ws);
+        } else {
+          detail::scan_kernel<T, B, K, false, LookBack><<<grid, B, 0, stream>>>(in, out, n, count, ws);
+        }
+        error = cudaGetLastError();
       },
       BlockSizes{}, ItemCounts{});
-  return cudaGetLastError();
+  return error;
 }
 
 }  // namespace detail
