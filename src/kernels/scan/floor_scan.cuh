@@ -388,23 +388,26 @@ struct Staging {
   }
 };
 
-// One tile of the scan, its elements in x (each thread's rows, TileIO's
-// arrangement): scanned in registers, its prefix found (tiles > 1; LookBack
+// One tile of the scan: its elements loaded by load(x, base, valid) (each
+// thread's rows, TileIO's arrangement), scanned in registers, its prefix found (tiles > 1; LookBack
 // false: the bound without it, tiles_only), stored. after_totals() runs once
 // the block has met at its first barrier, when x has been read (the staging
 // buffer may take the next tile); beside_look_back() runs in the other warps
 // while warp 0 looks back (grouped calls). A is published unless a_published
 // (Staging did).
-template <class T, int Block, int Items, bool Vectors, bool LookBack, class AfterTotals, class BesideLookBack>
-__device__ void scan_tile(T (&x)[Items / 4][4], T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws,
-                          std::size_t tile, unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums,
-                          bool a_published, AfterTotals after_totals, BesideLookBack beside_look_back) {
+template <class T, int Block, int Items, bool Vectors, bool LookBack, class Load, class AfterTotals,
+          class BesideLookBack>
+__device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws, std::size_t tile,
+                          unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums, bool a_published,
+                          AfterTotals after_totals, BesideLookBack beside_look_back) {
   constexpr int kRows = Items / 4, kWarps = Block / 32;
   constexpr std::size_t kTile = std::size_t{Block} * Items;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const std::size_t base = tile * kTile;
   const int valid = static_cast<int>(n - base < kTile ? n - base : kTile);
   using IO = TileIO<T, Block, Items, Vectors>;
+  T x[kRows][4];
+  load(x, base, valid);
 
   // Each vector in place, then one warp scan per row (independent), rows chained.
   T incl[kRows];
@@ -509,24 +512,26 @@ __host__ __device__ inline bool staged_call(bool vectors, std::size_t tiles) {
   return vectors && tiles > kFlatTiles && tiles <= kStagedTiles;
 }
 
-__device__ inline Word take_ticket(Word* ws, std::size_t tiles, std::size_t takes) {
+// One thread: a ticket into `ticket` (first: the block may meet on it).
+__device__ inline void take_ticket(Word* ws, std::size_t tiles, std::size_t takes, Word& ticket) {
   const Word old = atomicAdd(ws + kCtl, Word{1});
+  ticket = old;
   const unsigned epoch = static_cast<unsigned>(old >> 32);
   if ((old & 0xFFFFFFFFu) == takes - 1 && epoch + 1 != kLastTag)
     atomicAdd(ws + kCtl, (Word{1} << 32) - takes);  // the call's last take: counter back to 0, epoch up by one
   if ((old & 0xFFFFFFFFu) == 0) atomicMax(ws + kHighWater, Word{layout(tiles).end});
-  return old;
 }
 
-// The last tag's call: the last block to finish zeroes every word used (every
-// block has taken its last ticket, so none touches the counter after).
+// The last tag's call: the last of the call's `blocks` to finish zeroes every
+// word used (every block has taken its last ticket, so none touches the
+// counter after).
 template <int Block>
-__device__ void reset_after_last_tag(Word* ws, unsigned tag, int* last_block) {
+__device__ void reset_after_last_tag(Word* ws, unsigned tag, std::size_t blocks, int* last_block) {
   if (tag != kLastTag) return;
   __syncthreads();
   if (threadIdx.x == 0) {
     __threadfence();
-    *last_block = atomicAdd(ws + kDone, Word{1}) == gridDim.x - 1;
+    *last_block = atomicAdd(ws + kDone, Word{1}) == blocks - 1;
   }
   __syncthreads();
   if (*last_block) {
@@ -550,25 +555,21 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   __shared__ T chunk_sums[kFlatTiles / 32];
   __shared__ Word ticket;
   __shared__ int last_block;
-  constexpr std::size_t kTile = std::size_t{Block} * Items;
   using IO = TileIO<T, Block, Items, Vectors>;
   auto nothing = [] {};
-  T x[Items / 4][4];
+  auto load = [&](T(&x)[Items / 4][4], std::size_t base, int valid) { IO::load(in + base, valid, x); };
   if (tiles == 1) {
-    IO::load(in, static_cast<int>(n), x);
-    scan_tile<T, Block, Items, Vectors, LookBack>(x, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
+    scan_tile<T, Block, Items, Vectors, LookBack>(load, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
                                                   chunk_sums, false, nothing, nothing);
     return;
   }
-  if (threadIdx.x == 0) ticket = take_ticket(ws, tiles, tiles);
+  if (threadIdx.x == 0) take_ticket(ws, tiles, tiles, ticket);
   __syncthreads();
   const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
   const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
-  const std::size_t base = tile * kTile;
-  IO::load(in + base, static_cast<int>(n - base < kTile ? n - base : kTile), x);
-  scan_tile<T, Block, Items, Vectors, LookBack>(x, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
+  scan_tile<T, Block, Items, Vectors, LookBack>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
                                                 chunk_sums, false, nothing, nothing);
-  reset_after_last_tag<Block>(ws, tag, &last_block);
+  reset_after_last_tag<Block>(ws, tag, tiles, &last_block);
 }
 
 template <class T, int Block, int Items, bool LookBack = true>
@@ -585,7 +586,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   using Stage = Staging<T, Block, Items>;
   const std::size_t takes = tiles + gridDim.x;
   if (threadIdx.x == 0) {
-    tickets[0] = take_ticket(ws, tiles, takes);
+    take_ticket(ws, tiles, takes, tickets[0]);
     Stage::init(&bar);
   }
   __syncthreads();
@@ -593,23 +594,23 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   std::size_t tile = static_cast<std::size_t>(tickets[0] & 0xFFFFFFFFu);
   bool staged_tile = false;  // a block's first tile loads straight into registers
   unsigned parity = 0;       // of the staging buffer's next fill
-  T x[Items / 4][4];
   for (int turn = 1; tile < tiles; turn ^= 1) {
     Word next = 0;
-    if (threadIdx.x == 0) next = take_ticket(ws, tiles, takes);  // its latency under the wait for the data
-    if (staged_tile) {
-      Stage::wait(&bar, parity);
-      Stage::read(staged, x);
-      parity ^= 1;
-    } else {
-      const std::size_t base = tile * kTile;
-      TileIO<T, Block, Items, true>::load(in + base, static_cast<int>(n - base < kTile ? n - base : kTile), x);
-    }
-    if (threadIdx.x == 0) tickets[turn] = next;
+    if (threadIdx.x == 0) take_ticket(ws, tiles, takes, next);  // its latency under the wait for the data
     const bool a_published = staged_tile && LookBack;
+    auto load = [&](T(&x)[Items / 4][4], std::size_t base, int valid) {
+      if (staged_tile) {
+        Stage::wait(&bar, parity);
+        Stage::read(staged, x);
+        parity ^= 1;
+      } else {
+        TileIO<T, Block, Items, true>::load(in + base, valid, x);
+      }
+      if (threadIdx.x == 0) tickets[turn] = next;
+    };
     std::size_t next_tile = 0;
     scan_tile<T, Block, Items, true, LookBack>(
-        x, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared, chunk_sums, a_published,
+        load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared, chunk_sums, a_published,
         [&] {
           next_tile = static_cast<std::size_t>(tickets[turn] & 0xFFFFFFFFu);
           staged_tile = next_tile < tiles && (next_tile + 1) * kTile <= n;
@@ -622,7 +623,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     if constexpr (!LookBack) __syncthreads();  // warp_totals is written again next turn
     tile = next_tile;
   }
-  reset_after_last_tag<Block>(ws, tag, &last_block);
+  reset_after_last_tag<Block>(ws, tag, gridDim.x, &last_block);
 }
 
 template <int... Vs>
