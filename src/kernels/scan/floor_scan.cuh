@@ -503,10 +503,12 @@ template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
 // Staging pays where a call has a few waves of tiles, whose loads and
-// look-backs otherwise move in step (H100, tools/run-ab against one tile a
-// block, 2026-11-27, results/versus/README.md: 2^24, 1024 tiles of 512 x 32,
-// 3.3% faster int32 and 4.3% float32; 2^25 no different; 2^26-2^30 1.1-1.9%
-// slower, the store of a tile then waiting for the next tile's load).
+// look-backs otherwise move in step. H100, tools/run-ab against one tile a
+// block, 2026-11-27 (results/versus/nvidia-h100-80gb-hbm3/scan_sweeps/
+// staged_20261127/): every grouped call staged, 2^24 (1024 tiles of 512 x 32)
+// 3.3% faster int32 and 4.3% float32, 2^25 within 0.6% either way, 2^26-2^30
+// 1.1-1.9% slower (the store of a tile then waits for the next tile's load);
+// staged to 1024 tiles only, 2^24 4.8% and 5.0% faster, the rest no different.
 constexpr std::size_t kStagedTiles = 1024;
 __host__ __device__ inline bool staged_call(bool vectors, std::size_t tiles) {
   return vectors && tiles > kFlatTiles && tiles <= kStagedTiles;
