@@ -510,7 +510,7 @@ inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 // 1.1-1.9% slower (the store of a tile then waits for the next tile's load);
 // staged to 1024 tiles only, 2^24 4.8% and 5.0% faster, the rest no different.
 constexpr std::size_t kStagedTiles = 1024;
-__host__ __device__ inline bool staged_call(bool vectors, std::size_t tiles) {
+inline bool staged_call(bool vectors, std::size_t tiles) {  // host: which kernel enqueue launches
   return vectors && tiles > kFlatTiles && tiles <= kStagedTiles;
 }
 
