@@ -72,15 +72,22 @@ struct Config {
   int items = 0;
 };
 
-// The choice by n, from the H100 sweeps of floor_scan_fixed (2026-11-26,
-// interleaved, results/versus/README.md): one block up to 4096 elements;
-// 128 x 16 tiles to 2^16; 256 x 32 to 2^22 (at 2^18: 7.5-7.7 us against
-// 8.6-8.8 for 128 x 16); 512 x 32 above (the fewest look-backs: at 2^28 860 us
-// int32 then, 0.82 of the copy ceiling, the next shape 893; with the one-hop
-// look-back, 2026-11-26, still the fastest from 2^24, scan_sweeps/).
+// The choice by n, from the H100 sweeps of floor_scan_fixed (interleaved;
+// results/versus/README.md and scan_sweeps/): one block up to 4096 elements;
+// then one tile of 512 x 16 to 8192; from 2^13 to 2^19 the small-call sweep
+// of 2026-11-27 (scan_sweeps/small_20261127/: about 64 tiles from 2^16, where
+// the call is latency, not bytes: at 2^18 256 x 16 7.6-7.8 us against
+// 8.5-8.6 for 256 x 32); 256 x 32 to 2^22; 512 x 32 above (the fewest
+// look-backs: at 2^28 860 us int32 then, 0.82 of the copy ceiling, the next
+// shape 893; with the one-hop look-back, 2026-11-26, still the fastest from
+// 2^24, scan_sweeps/).
 inline constexpr Config choose(std::size_t n) {
   if (n <= 4096) return Config{256, 16};
-  if (n <= (std::size_t{1} << 16)) return Config{128, 16};
+  if (n <= 8192) return Config{512, 16};
+  if (n <= (std::size_t{1} << 15)) return Config{256, 16};
+  if (n <= (std::size_t{1} << 16)) return Config{128, 8};
+  if (n <= (std::size_t{1} << 17)) return Config{256, 8};
+  if (n <= (std::size_t{1} << 19)) return Config{256, 16};
   if (n <= (std::size_t{1} << 22)) return Config{256, 32};
   return Config{512, 32};
 }
