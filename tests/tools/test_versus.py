@@ -112,6 +112,21 @@ def test_markdown_table(merged, capsys):
             "CCCL 3.5.0: the same process), so what differs between processes cancels") in out
     assert f"over cub_device_reduce (CCCL 3.0.1): lowest {925 / 920:.3f} at N = 2^30" in out
     assert f"over fastest path: lowest {5.5 / 6.05:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
+    # the board that ran it, from the JSON's context (the fixtures give no driver version)
+    assert "Board: GPU-fixture-0000-0000-000000000001, run 2026-11-22." in out
+
+
+def test_the_versus_table_names_the_board_and_its_driver(merged, tmp_path, capsys):
+    doc = json.loads(read_text(merged))
+    doc["context"]["gpu_driver_version"] = "580.159.04"
+    path = tmp_path / "with_driver.json"
+    path.write_text(json.dumps(doc))
+    assert call(table.main, [path, "--versus", "floor_sum"]) == 0
+    assert "Board: GPU-fixture-0000-0000-000000000001 (driver 580.159.04), run 2026-11-22." in capsys.readouterr().out
+    del doc["context"]["gpu_uuid"]
+    path.write_text(json.dumps(doc))
+    assert call(table.main, [path, "--versus", "floor_sum"]) == 0
+    assert "Board:" not in capsys.readouterr().out
 
 
 def test_without_the_kernel_in_a_paths_run_every_path_is_over_the_kernel_as_named(merged, tmp_path, capsys):

@@ -106,6 +106,14 @@ class Gpu:
         return max((v for v in (r.context_number(key) for r in self.runs) if v), default=None)
 
     @property
+    def board(self) -> str:
+        """The board as its runs' contexts name it: 'GPU-… (driver …)', '' where they name none."""
+        uuid = self.key[1]
+        drivers = sorted({str(d) for d in (r.context.get("gpu_driver_version") for r in self.runs) if d})
+        driver = f" (driver {', '.join(drivers)})" if drivers else ""
+        return f"{uuid}{driver}" if uuid else ""
+
+    @property
     def dates(self) -> str:
         days = sorted({r.date for r in self.runs if r.date})
         return days[0] if len(days) == 1 else (f"{days[0]} to {days[-1]}" if days else "")

@@ -296,7 +296,8 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
                      + (f" Of {roof} ceiling: {kernel}'s GB/s over the run's measured {roof} ceiling (best over N, "
                         f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else "")
                      + (f" Of {roof} at N: over that ceiling's GB/s at the same N (- where it was not run there; "
-                        f"for bytes counted alike, the ceiling's time over {kernel}'s)." if t.ceiling_at else ""))
+                        f"for bytes counted alike, the ceiling's time over {kernel}'s)." if t.ceiling_at else "")
+                     + (f" Board: {g.board}" + (f", run {g.dates}" if g.dates else "") + "." if g.board else ""))
     return True
 
 
