@@ -43,7 +43,7 @@ std::string console_line(const benchmark::BenchmarkReporter::Run& run, const std
   if (const std::string error = error_of(run, 0); !error.empty()) return line + "ERROR: " + error;
   if (run.run_type == benchmark::BenchmarkReporter::Run::RT_Aggregate &&
       run.aggregate_unit == benchmark::kPercentage)
-    return line + printf_string("%10.2f %%", 100 * run.GetAdjustedRealTime());
+    return line + printf_string("%10.2f %%", 100 * run.real_accumulated_time);  // a fraction, not a time
   line += printf_string("%10.3f ", run.GetAdjustedRealTime()) + benchmark::GetTimeUnitString(run.time_unit);
   if (record && record->median_seconds > 0) {
     const double half = std::max(record->ci_high_seconds - record->median_seconds,

@@ -132,6 +132,24 @@ TEST(DriverConsole, LineShowsTheIntervalAndWhySamplingStopped) {
   rec.stop = SampleStop::samples;
   EXPECT_NE(console_line(r, rec, 40).find("(sample cap: precision not reached)"), std::string::npos);
   EXPECT_EQ(format_rate(3.12e11), "312 GB/s");
+}
+
+// The coefficient of variation (--benchmark_repetitions) is a fraction, printed
+// as a percentage: not scaled by the time unit nor divided by the iterations
+// (it read 282840.75 % for 0.57% on an H200, 2026-11-27).
+TEST(DriverConsole, CoefficientOfVariationIsAPercentage) {
+  benchmark::BenchmarkReporter::Run r = run("reduce_sum/i32/floor_sum/N:1048576", 0);
+  r.run_type = benchmark::BenchmarkReporter::Run::RT_Aggregate;
+  r.aggregate_name = "cv";
+  r.aggregate_unit = benchmark::kPercentage;
+  r.iterations = 2;
+  r.time_unit = benchmark::kMicrosecond;
+  r.real_accumulated_time = 0.005657;
+  EXPECT_EQ(console_line(r, std::nullopt, 40), "reduce_sum/i32/floor_sum/N:1048576_cv         0.57 %");
+  r.aggregate_name = "stddev";  // a time: scaled and divided as every time is
+  r.aggregate_unit = benchmark::kTime;
+  r.real_accumulated_time = 0.182e-6;
+  EXPECT_NE(console_line(r, std::nullopt, 40).find("     0.091 us"), std::string::npos) << console_line(r, std::nullopt, 40);
   EXPECT_EQ(format_rate(0), "-");
 }
 

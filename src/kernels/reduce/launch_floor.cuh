@@ -88,7 +88,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -96,6 +95,8 @@
 #include <limits>
 #include <type_traits>
 #include <utility>
+
+#include "kernels/resident_grid.cuh"
 
 namespace bench::launch_floor {
 
@@ -537,24 +538,11 @@ __global__ void __launch_bounds__(Block, (kMinBlocksPerSm<Op, Block, Batch>))
 }
 
 // SMs x resident blocks per SM of this kernel on the current device, asked once
-// per device (the occupancy API is too slow to ask on every call).
+// per device (kernels/resident_grid.cuh).
 template <class Op, int Block, int Batch>
 cudaError_t resident_grid(unsigned* grid) {
-  constexpr int kDevices = 64;
-  static std::atomic<unsigned> cache[kDevices] = {};
-  int device = 0;
-  if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  const bool cached = device < kDevices && (*grid = cache[device].load(std::memory_order_relaxed)) != 0;
-  if (cached) return cudaSuccess;
-  int sms = 0, per_sm = 0;
-  if (const cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess)
-    return e;
-  if (const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, grid_kernel<Op, Block, Batch>, Block, 0);
-      e != cudaSuccess)
-    return e;
-  *grid = static_cast<unsigned>(sms) * static_cast<unsigned>(per_sm > 0 ? per_sm : 1);
-  if (device < kDevices) cache[device].store(*grid, std::memory_order_relaxed);
-  return cudaSuccess;
+  static resident::PerDevice cache;
+  return resident::grid(grid_kernel<Op, Block, Batch>, Block, 0, cache, grid);
 }
 
 // One call with compiled tunables. `capacity`: slots the workspace holds.

@@ -50,7 +50,6 @@
 #pragma once
 
 #include <cuda/atomic>
-#include <atomic>
 #include <cuda_runtime.h>
 
 #include <cstddef>
@@ -58,6 +57,8 @@
 #include <cstring>
 #include <type_traits>
 #include <utility>
+
+#include "kernels/resident_grid.cuh"
 
 namespace bench::floor_scan {
 
@@ -150,7 +151,8 @@ __device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
 
 // The look-back's naps: a tile sleeps before its first status read and
 // between polls, when the call has more than one group of tiles. The first
-// nap is long when the call has many waves of tiles (kLongNapTiles or more):
+// nap is long when the call has many waves of tiles (kLongNapTiles or more)
+// and is not staged:
 // in that steady state the tiles just before this one finish loading about
 // when this one does, under the same contention, and polling for them sooner
 // only adds traffic while they load. H100, int32, tools/run-ab against the
@@ -158,15 +160,24 @@ __device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
 // 4.0% faster at 2^30 / 2^28 / 2^26 / 2^24, 3200 and 4000 ns the same, 5600
 // ns 0.8-9% slower; but 5-14% slower at 2^22 and 2^20 (512 and 128 tiles).
 // Those take 400 ns: against 800, float32 3.9% and int32 1.5% faster at 2^20,
-// no different at 2^18 and 2^22; 200 ns mixed, none 2-9% slower.
+// no different at 2^18 and 2^22; 200 ns mixed, none 2-9% slower. A staged
+// call (staged_scan_kernel, up to 1024 tiles) takes 400 ns too: its blocks
+// load the next tile while they look back, so the tiles before are not in
+// step with it. tools/run-ab against 2400 ns, 6 rounds, 2026-11-27
+// (results/versus/<gpu>/ab_staged_short_nap.md): 2^24 (1024 tiles) 3.3% /
+// 3.6% faster int32 / float32 on an H100, 5.7% / 5.5% on an H200, 2^22,
+// 2^23, 2^25, 2^26 no different (0.24% once, 2^25 int32 on the H100, whose
+// code did not change); earlier, on the H200 alone, 0, 200 and 400 ns alike,
+// 800 ns 1% and 1200 ns 3% slower (experiments/scan_naps/).
 constexpr int kFirstReadNs = 400, kFirstReadLongNs = 2400, kPollNs = 100;
 constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
 }
 // Before a tile's first status read, and between its polls.
-__device__ inline int first_nap_ns(std::size_t tiles) {
-  return tiles >= kLongNapTiles ? kFirstReadLongNs : tiles > kFan ? kFirstReadNs : 0;
+__device__ inline int first_nap_ns(std::size_t tiles, bool staged) {
+  if (tiles <= kFan) return 0;
+  return tiles >= kLongNapTiles && !staged ? kFirstReadLongNs : kFirstReadNs;
 }
 __device__ inline int poll_nap_ns(std::size_t tiles) { return tiles > kFan ? kPollNs : 0; }
 
@@ -243,7 +254,7 @@ struct TileIO {
 // group's last tile reads its group's A, then publishes P[g-1]).
 template <class T>
 __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_t tiles, unsigned tag,
-                             T aggregate) {
+                             T aggregate, bool staged) {
   const int lane = threadIdx.x % 32;
   const std::size_t group = tile / kFan;
   const int in_group = static_cast<int>(tile % kFan);
@@ -260,7 +271,7 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
   // One round of loads first, then each lane waits on what it still lacks.
   const int poll_ns = poll_nap_ns(tiles);
-  nap(first_nap_ns(tiles));
+  nap(first_nap_ns(tiles, staged));
   Word a = want_a ? peek(a_word) : Word{tag};
   Word b = want_b ? peek(b_word) : Word{tag};
   Word g = want_g ? peek(g_word) : Word{tag};
@@ -303,7 +314,7 @@ __device__ T flat_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
   const int chunks = static_cast<int>((tile + 31) / 32);
   const int poll_ns = poll_nap_ns(tiles);
-  nap(first_nap_ns(tiles));
+  nap(first_nap_ns(tiles, false));  // at most kFlatTiles: never the long nap
   Word w[kPerWarp];
 #pragma unroll
   for (int k = 0; k < kPerWarp; ++k) {
@@ -401,12 +412,12 @@ struct Staging {
 // the block has met at its first barrier, when x has been read (the staging
 // buffer may take the next tile); beside_look_back() runs in the other warps
 // while warp 0 looks back (grouped calls). A is published unless a_published
-// (Staging did).
+// (Staging did). staged: the call is staged_scan_kernel's (its first nap).
 template <class T, int Block, int Items, bool Vectors, bool LookBack, class Load, class AfterTotals,
           class BesideLookBack>
 __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws, std::size_t tile,
                           unsigned tag, T* warp_totals, T* prefix_shared, T* chunk_sums, bool a_published,
-                          AfterTotals after_totals, BesideLookBack beside_look_back) {
+                          bool staged, AfterTotals after_totals, BesideLookBack beside_look_back) {
   constexpr int kRows = Items / 4, kWarps = Block / 32;
   constexpr std::size_t kTile = std::size_t{Block} * Items;
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
@@ -471,7 +482,7 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
       prefix = flat_prefix<T, Block>(ws, l, tile, tiles, tag, chunk_sums);
     } else {
       if (warp == 0) {
-        const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate);
+        const T p = exclusive_prefix<T>(ws, l, tile, tiles, tag, aggregate, staged);
         if (lane == 0) *prefix_shared = p;
       } else {
         beside_look_back();
@@ -569,7 +580,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   auto load = [&](T(&x)[Items / 4][4], std::size_t base, int valid) { IO::load(in + base, valid, x); };
   if (tiles == 1) {
     scan_tile<T, Block, Items, Vectors, LookBack>(load, out, n, tiles, ws, 0, 0, warp_totals, &prefix_shared,
-                                                  chunk_sums, false, nothing, nothing);
+                                                  chunk_sums, false, false, nothing, nothing);
     return;
   }
   if (threadIdx.x == 0) take_ticket(ws, tiles, tiles, ticket);
@@ -577,7 +588,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   const unsigned tag = static_cast<unsigned>(ticket >> 32) + 1;
   const std::size_t tile = static_cast<std::size_t>(ticket & 0xFFFFFFFFu);
   scan_tile<T, Block, Items, Vectors, LookBack>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
-                                                chunk_sums, false, nothing, nothing);
+                                                chunk_sums, false, false, nothing, nothing);
   reset_after_last_tag<Block>(ws, tag, tiles, &last_block);
 }
 
@@ -619,7 +630,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     };
     std::size_t next_tile = 0;
     scan_tile<T, Block, Items, true, LookBack>(
-        load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared, chunk_sums, a_published,
+        load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared, chunk_sums, a_published, true,
         [&] {
           next_tile = static_cast<std::size_t>(tickets[turn] & 0xFFFFFFFFu);
           staged_tile = next_tile < tiles && (next_tile + 1) * kTile <= n;
@@ -672,30 +683,6 @@ inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c =
 
 namespace detail {
 
-// The blocks of a staged call's kernel that fit the current device at once
-// (its grid: each takes tiles until none is left), found once per device (in
-// `found`); the kernel is allowed its staging buffer (above 48 KiB at
-// 512 x 32) first. The kernel is the one launched: a kernel template
-// instantiated in two translation units has a host stub in each.
-template <class Kernel>
-cudaError_t resident_blocks(Kernel kernel, int threads, std::size_t smem, std::atomic<unsigned>* found,
-                            int devices, unsigned* blocks) {
-  int device = 0;
-  if (cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
-  if (device < devices && (*blocks = found[device].load(std::memory_order_relaxed)) != 0) return cudaSuccess;
-  int per_sm = 0, sms = 0;
-  if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(smem));
-      e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, threads, smem); e != cudaSuccess)
-    return e;
-  if (cudaError_t e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device); e != cudaSuccess) return e;
-  if (per_sm <= 0 || sms <= 0) return cudaErrorInvalidConfiguration;
-  *blocks = static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
-  if (device < devices) found[device].store(*blocks, std::memory_order_relaxed);
-  return cudaSuccess;
-}
-
 template <bool LookBack, class T>
 cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
                     cudaStream_t stream, Config c) {
@@ -718,11 +705,13 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
         constexpr int B = decltype(b)::value, K = decltype(k)::value;
         unsigned grid = static_cast<unsigned>(count);
         if (detail::staged_call(vectors, count)) {
-          constexpr int kDevices = 64;
-          static std::atomic<unsigned> found[kDevices] = {};
+          // Its grid: the blocks that fit the device at once, each taking tiles
+          // until none is left; the kernel is allowed its staging buffer (above
+          // 48 KiB at 512 x 32) first.
+          static resident::PerDevice found;
           const auto kernel = detail::staged_scan_kernel<T, B, K, LookBack>;
           constexpr std::size_t smem = detail::Staging<T, B, K>::kBytes;
-          if ((error = detail::resident_blocks(kernel, B, smem, found, kDevices, &grid)) != cudaSuccess) return;
+          if ((error = resident::grid(kernel, B, smem, found, &grid)) != cudaSuccess) return;
           if (grid > count) grid = static_cast<unsigned>(count);
           kernel<<<grid, B, smem, stream>>>(in, out, n, count, ws);
         } else if (vectors) {
