@@ -157,6 +157,13 @@ constexpr Config choose(const AutoRow (&table)[R], std::size_t vectors) {
 // 2^28, 512 x 8 was 1% slower than 1024 x 8 on the H100, which its regression
 // gate flagged; with contiguous runs it is the fastest at 2^28-2^30 on the
 // H200.) The sweeps of max, min and argmax (their `_fixed` twins) re-pick theirs.
+// 1024 x 4 above 2^25 up to 2^26 (4-byte types; at 2^27 for halves): at
+// 2^26, against 512 x 8, tools/run-ab, 2026-11-27 (results/versus/README.md,
+// twelfth session), sum, max, min and argmax, int32 and float32: an H100
+// 0.7-1.2% faster, an H200 0.5-1.1%; f16/bf16 at 2^27 0.7-1.0% faster on the
+// H100, no different on the H200. At 2^27 an H100 sweep said 1024 x 4 was 0.8%
+// faster for 4-byte types too, but the H200 read sum i32 0.5% slower there, so
+// 2^27 keeps 512 x 8.
 inline constexpr AutoRow kAuto[] = {
     {std::size_t{1} << 8, {128, 4}},   // n <= 2^10 (4-byte T): the tile kernel, 128 threads
     {std::size_t{1} << 10, {256, 4}},  // n <= 2^12: the tile kernel, 4 loads in flight (CUB's single tile)
@@ -164,7 +171,9 @@ inline constexpr AutoRow kAuto[] = {
     {std::size_t{1} << 16, {256, 1}},  // n <= 2^18: a tile per block, 64 blocks at 2^16, 256 at 2^18
     {std::size_t{1} << 18, {256, 4}},  // n <= 2^20: 256 blocks
     {std::size_t{1} << 20, {512, 4}},  // n <= 2^22: 512 blocks (one wave: 4 blocks per SM)
-    {~std::size_t{0}, {512, 8}},       // larger: the resident grid, 8 loads in flight
+    {std::size_t{1} << 23, {512, 8}},  // n <= 2^25: the resident grid, 8 loads in flight
+    {std::size_t{1} << 24, {1024, 4}},  // n <= 2^26: the resident grid of 1024-thread blocks
+    {~std::size_t{0}, {512, 8}},       // larger
 };
 static_assert(auto_table_is_valid(kAuto), "kAuto: every row a compiled block x batch, limits rising, the last unbounded");
 
