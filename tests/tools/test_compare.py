@@ -243,6 +243,37 @@ def test_different_boards_of_one_model_are_compared_with_a_note(tmp_path, capsys
     assert "**Note:** different boards" in md.read_text()
 
 
+def test_the_board_note_counts_the_regressed_calls_that_time_host_work(tmp_path, capsys):
+    # thrust_reduce declared host work on both sides and 30% slower in the candidate, on
+    # another board: the verdict stands (exit 1), and the note says how many of the
+    # regressed time host work, which another machine's host and driver move.
+    def marked(name, uuid, slower):
+        doc = json.loads(open(BASE).read())
+        doc["context"]["gpu_uuid"] = uuid
+        for bench in doc["benchmarks"]:
+            host = "/thrust_reduce/" in bench["name"]
+            bench["host_work"] = host
+            if host and slower and bench.get("run_type") == "iteration":
+                bench["real_time"] *= 1.3
+                bench["cpu_time"] *= 1.3
+        path = tmp_path / name
+        path.write_text(json.dumps(doc))
+        return path
+    base = marked("base.json", "GPU-8c9c3a53-0000", False)
+    cand = marked("cand.json", "GPU-7412ac29-0000", True)
+    md = tmp_path / "summary.md"
+    rc, (out, err) = run(capsys, base, cand, "--markdown", md)
+    assert rc == 1
+    regressed = [r for r in json.loads(open(BASE).read())["benchmarks"]
+                 if "/thrust_reduce/" in r["name"] and r.get("run_type") == "iteration"]
+    runs = len({r["run_name"] for r in regressed})
+    assert f"{runs} of the {runs} regressed time host work inside the call" in err
+    assert f"{runs} of the {runs} regressed time host work" in md.read_text()
+    same = marked("same.json", "GPU-8c9c3a53-0000", True)   # the same board: no note at all
+    rc, (out, err) = run(capsys, base, same)
+    assert rc == 1 and "regressed time host work" not in out + err and "different boards" not in out + err
+
+
 def test_the_same_board_gets_no_board_note(tmp_path, capsys):
     base = _with_uuid(tmp_path, BASE, "base.json", "GPU-8c9c3a53-0000")
     cand = _with_uuid(tmp_path, fixture("same"), "cand.json", "GPU-8c9c3a53-0000")
