@@ -4,6 +4,12 @@
 // calls (kernels/scan/floor_scan.cuh). The occupancy API is too slow to ask on
 // every call, so each kernel keeps the answer per device in a `PerDevice` of
 // its own (a static beside the launch). Only CUDA and the standard library.
+//
+// That static is one object per program, while a kernel template has a
+// handle (host stub) in each translation unit that launches it, each needing
+// its own attributes: a header included by two files of one program. So the
+// cache keeps the handle it was filled for, and another handle asks again
+// (and sets its attribute) instead of launching without it.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -13,11 +19,13 @@
 
 namespace bench::resident {
 
-// One kernel's answer for each device ordinal below kDevices (0: not asked
-// yet); a device past them is asked every call.
+// One kernel's answer for each device ordinal below kDevices, with the handle
+// it was found (and its attribute set) for; a device past them is asked every
+// call. Every unit's copy of a kernel is the same code, so the counts agree.
 struct PerDevice {
   static constexpr int kDevices = 64;
   std::atomic<unsigned> blocks[kDevices] = {};
+  std::atomic<const void*> handle[kDevices] = {};
 };
 
 // `kernel` is the one launched (a kernel template instantiated in two
@@ -27,9 +35,13 @@ struct PerDevice {
 // resident at all is cudaErrorInvalidConfiguration.
 template <class Kernel>
 cudaError_t grid(Kernel kernel, int threads, std::size_t dynamic_smem, PerDevice& cache, unsigned* blocks) {
+  const void* const handle = reinterpret_cast<const void*>(kernel);
   int device = 0;
   if (const cudaError_t e = cudaGetDevice(&device); e != cudaSuccess) return e;
+  // The handle is stored after the count (release), so a matching handle
+  // (acquire) finds the count, and the attribute set, for this kernel.
   const bool known = device < PerDevice::kDevices &&
+                     cache.handle[device].load(std::memory_order_acquire) == handle &&
                      (*blocks = cache.blocks[device].load(std::memory_order_relaxed)) != 0;
   if (known) return cudaSuccess;
   if (dynamic_smem > 0) {
@@ -46,7 +58,10 @@ cudaError_t grid(Kernel kernel, int threads, std::size_t dynamic_smem, PerDevice
     return e;
   if (per_sm <= 0 || sms <= 0) return cudaErrorInvalidConfiguration;
   *blocks = static_cast<unsigned>(per_sm) * static_cast<unsigned>(sms);
-  if (device < PerDevice::kDevices) cache.blocks[device].store(*blocks, std::memory_order_relaxed);
+  if (device < PerDevice::kDevices) {
+    cache.blocks[device].store(*blocks, std::memory_order_relaxed);
+    cache.handle[device].store(handle, std::memory_order_release);
+  }
   return cudaSuccess;
 }
 

@@ -113,6 +113,32 @@ TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
   }
 }
 
+// floor_scan.cuh in two translation units of one program (this file and the
+// scan variants, src/kernels/scan/floor_scan.cu), both making staged calls. The
+// staged kernel at 512 x 32 needs 64 KiB of dynamic shared memory, which each
+// unit's own kernel handle must be allowed, while the cached grid is one per
+// program (kernels/resident_grid.cuh). Both orders, twice.
+TEST_F(FloorScan, StagedCallsFromTwoTranslationUnitsOfOneProgram) {
+  const std::size_t n = std::size_t{1} << 24;  // 1024 tiles of 512 x 32: staged
+  const Config c{512, 32};
+  make_workspace(workspace_for(n, c));
+  const auto host = data<int>(n, 2);
+  const Declaration& variant = find("scan/i32/floor_scan_fixed");
+  Point p;
+  p.n = n;
+  p.block = 512;
+  p.batch = 32;
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("round " + std::to_string(round));
+    scan_and_check(host, 0, 0, c, "this unit");
+    try {
+      EXPECT_EQ(variant.make_case(p)->verify(stream_), "") << "the variants' unit";
+    } catch (const std::exception& e) {
+      ADD_FAILURE() << "the variants' unit: " << e.what();
+    }
+  }
+}
+
 TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupTheFlatLookBackAnd32GroupsAnyAlignment) {
   const int blocks[] = {128, 256, 512}, items[] = {8, 16, 32};
   for (int b : blocks) {

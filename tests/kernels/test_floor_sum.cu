@@ -130,13 +130,14 @@ TEST_F(FloorSum, CallerWorkspacesOnTwoStreamsAtOnce) {
 // and float (float against the same call's fixed-config twin, bitwise: the
 // auto path must run exactly the kernel its row names).
 TEST_F(FloorSum, ChoiceByNMatchesTheTableAndTheHost) {
-  const std::size_t top = (std::size_t{1} << 22) + 9;
+  const std::size_t top = (std::size_t{1} << 26) + 9;
   const auto& ints = random_dataset<int>(top);
   const auto& floats = random_dataset<float>(top);
   DeviceBuffer<int> out(1);
   DeviceBuffer<float> fout(1), ftwin(1);
   for (std::size_t n : {std::size_t{1}, std::size_t{4096}, std::size_t{4100}, std::size_t{1} << 16,
-                        std::size_t{1} << 20, (std::size_t{1} << 20) + 4, top - 3}) {
+                        std::size_t{1} << 20, (std::size_t{1} << 20) + 4, (std::size_t{1} << 22) + 6,
+                        (std::size_t{1} << 25) + 4, std::size_t{1} << 26, top - 3}) {
     for (std::size_t offset : {0, 3}) {
       SCOPED_TRACE("n " + std::to_string(n) + " offset " + std::to_string(offset));
       poison(out);

@@ -153,7 +153,8 @@ constexpr Config choose(const AutoRow (&table)[R], std::size_t vectors) {
 // (where they differ, the one within 1.1% of both). One block as long as one
 // block's loads cover the input (the combine costs more than it saves up to
 // 2^14 four-byte elements); then a tile of one or four loads per thread per
-// block; 512 x 8 from 2^22 on, up to the resident grid. (With a grid stride at
+// block; 512 x 8 from 2^22 on, up to the resident grid (but 1024 x 4 above
+// 2^25 to 2^26, below). (With a grid stride at
 // 2^28, 512 x 8 was 1% slower than 1024 x 8 on the H100, which its regression
 // gate flagged; with contiguous runs it is the fastest at 2^28-2^30 on the
 // H200.) The sweeps of max, min and argmax (their `_fixed` twins) re-pick theirs.
