@@ -241,18 +241,18 @@ def sampling_summary(run: Results) -> Optional[str]:
             + (f"; suite {wall:.1f} s" if wall else ""))
 
 
-def board_note(baseline: Results, candidate: Results, rows: Sequence[Row] = ()) -> Optional[str]:
+def board_note(c: Comparison) -> Optional[str]:
     """A note when the runs name different boards (gpu_uuid) of one GPU model: allowed
     (a fleet's runners differ), but board-to-board differences are not run-to-run noise.
     It counts the regressed rows that time host work: another machine's host and driver
     move those (an H100 runner read thrust_reduce 25% slower at 2^24, 2026-11-27)."""
-    a, b = baseline.context.get("gpu_uuid"), candidate.context.get("gpu_uuid")
+    a, b = c.baseline.context.get("gpu_uuid"), c.candidate.context.get("gpu_uuid")
     if not a or not b or a == b:
         return None
     note = (f"different boards of this GPU model (baseline {str(a)[:12]}…, candidate {str(b)[:12]}…): a board's own "
             f"speed is not in the A/A noise, so a change flagged here may be the board; re-run the baseline on "
             f"this runner (--refresh-baseline) before trusting a small regression")
-    regressed = [r for r in rows if r.verdict == REGRESSED]
+    regressed = [r for r in c.rows if r.verdict == REGRESSED]
     host = sum(1 for r in regressed if r.bench_class is not None and r.bench_class.host_work)
     if host:
         note += (f"; {host} of the {len(regressed)} regressed time host work inside the call (allocation, "
@@ -287,7 +287,7 @@ def markdown(c: Comparison) -> str:
         f"Baseline: {_who(c.baseline)}  ",
         f"Candidate: {_who(c.candidate)}  ",
         *([f"Candidate {summary}  "] if (summary := sampling_summary(c.candidate)) else []),
-        *([f"**Note:** {note}  "] if (note := board_note(c.baseline, c.candidate, c.rows)) else []),
+        *([f"**Note:** {note}  "] if (note := board_note(c)) else []),
         _rule(c),
         "",
         "| benchmark | baseline median | candidate median | change | allowed | p-value | verdict |",
@@ -440,7 +440,7 @@ def _gate(args) -> int:
         print(f"bench-compare: {c.count(TOO_FEW)} benchmarks have fewer than {MIN_REPETITIONS} repetitions on one "
               f"side and were not tested (run the regression suite: tools/run-regression)", file=sys.stderr)
         return 2
-    note = board_note(baseline, candidate, c.rows)   # beside a verdict only (the markdown carries it too)
+    note = board_note(c)   # beside a verdict only (the markdown carries it too)
     if note:
         print(f"bench-compare: note: {note}", file=sys.stderr)
     return 1 if c.failed else 0
