@@ -256,7 +256,7 @@ AA_RUNS = ["results/regression/baseline_15b4033_nvidia-h200.json.gz", "results/r
            "results/regression/aa2_nvidia-h200.json.gz",                                      # build 15b4033
            "results/regression/baseline_efa9852_nvidia-h200.json.gz",
            "results/regression/aa3_nvidia-h200.json.gz"]  # build efa9852
-NOISE_FILE = "results/regression/noise_nvidia-h200.json"
+NOISE_FILE = "results/regression/noise_nvidia-h200_before_precision.json"  # the model of these runs (precision sampling came after)
 
 
 def _declared(record):
