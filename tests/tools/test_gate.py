@@ -169,6 +169,39 @@ def calibrated(tmp_path):
     return str(out)
 
 
+def test_a_regression_against_one_session_s_history_says_so(tmp_path, calibrated, capsys):
+    # The three A/A runs of `calibrated` are all of 2026-11-22: its allowances know nothing of
+    # the drift between sessions, and a verdict of "regressed" says so (stderr and summary).
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
+    slower = write_run(tmp_path / "slower.json", {KERNEL: 103.0, LIBRARY: 100.0, HOST: 100.0})
+    md = tmp_path / "summary.md"
+    capsys.readouterr()
+    assert compare.main([base, slower, "--noise", calibrated, "--markdown", str(md)]) == 1
+    err = capsys.readouterr().err
+    assert f"note: the A/A history is one session's (3 runs of 2026-11-22 in {calibrated})" in err
+    assert "**Note:** the A/A history is one session's" in md.read_text()
+    same = write_run(tmp_path / "same.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
+    assert compare.main([base, same, "--noise", calibrated]) == 0        # nothing regressed: no note
+    assert "one session's" not in capsys.readouterr().err
+    assert compare.main([base, slower]) == 0                             # no noise file: 3% < the fixed 6%
+    assert "one session's" not in capsys.readouterr().err
+
+
+def test_a_history_of_two_sessions_gets_no_session_note(tmp_path, capsys):
+    runs = history(tmp_path, {KERNEL: 0.001, LIBRARY: 0.004, HOST: 0.03})
+    runs.append(write_run(tmp_path / "aa_next.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0}, commit="d00d",
+                          context={"date": "2026-11-23T09:00:00+00:00"}))
+    runs.append(write_run(tmp_path / "aa_next2.json", {KERNEL: 100.1, LIBRARY: 100.0, HOST: 100.0}, commit="d00d",
+                          context={"date": "2026-11-23T09:02:00+00:00"}))
+    model = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *runs, "--out", str(model)]) == 0
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
+    slower = write_run(tmp_path / "slower.json", {KERNEL: 103.0, LIBRARY: 100.0, HOST: 100.0})
+    capsys.readouterr()
+    assert compare.main([base, slower, "--noise", str(model)]) == 1
+    assert "one session's" not in capsys.readouterr().err
+
+
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):
     base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
     cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, LIBRARY: 100.2, HOST: 108.0})
