@@ -26,6 +26,7 @@ import math
 import sys
 import traceback
 from dataclasses import dataclass, field
+from datetime import date, timezone
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scipy.stats import mannwhitneyu, norm
@@ -34,6 +35,7 @@ from benchtools import noise
 from benchtools.cli import Parser, check_writable, checked, write_text
 from benchtools.noise import Allowance, BenchClass, NoiseModel, Repetitions, repetitions
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
+from benchtools.shape import parse_date
 from benchtools.stats import Z95
 
 # Without A/A history: the old single threshold, from the A/A noise measured on the
@@ -262,14 +264,14 @@ def board_note(c: Comparison) -> Optional[str]:
 
 def history_note(c: Comparison) -> Optional[str]:
     """A note when something regressed against a noise file whose A/A runs are all of one
-    day (one session): its allowances hold that session's run-to-run drift, not the drift
-    between sessions, which on the first H200 history was the larger (docs/gate.md,
-    "Replay of the committed H200 runs")."""
+    UTC day (one session, as refresh names its folders): its allowances hold that session's
+    run-to-run drift, not the drift between sessions, which on the first H200 history was the
+    larger (docs/gate.md, "Replay of the committed H200 runs")."""
     model = c.settings.noise
     if model is None or c.settings.force_fixed or not c.count(REGRESSED):
         return None
-    days = {str(run.get("date") or "")[:10] for run in model.runs}
-    if len(days) != 1 or "" in days:
+    days = {parse_date(run.get("date")).astimezone(timezone.utc).date() for run in model.runs}
+    if len(days) != 1 or date.min in days:   # several days, or a run of no readable date
         return None
     return (f"the A/A history is one session's ({len(model.runs)} runs of {days.pop()} in {model.path}): drift "
             f"between sessions is not in it, so a small regression flagged here may be this session's; run the "

@@ -81,7 +81,13 @@ def slug(gpu_name: str) -> str:
 
 def run_date(run: Results) -> datetime:
     """When the run started (its context "date"); the earliest time when unreadable."""
-    text = str(run.context.get("date", ""))
+    return parse_date(run.context.get("date"))
+
+
+def parse_date(value: object) -> datetime:
+    """A context "date" (ISO 8601, as Google Benchmark writes it) as an aware datetime; the
+    earliest time (year 1) when absent or unreadable."""
+    text = str(value or "")
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
