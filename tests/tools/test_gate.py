@@ -187,19 +187,37 @@ def test_a_regression_against_one_session_s_history_says_so(tmp_path, calibrated
     assert "one session's" not in capsys.readouterr().err
 
 
+def note_of_a_regression(tmp_path, capsys, runs, name="noise.json"):
+    """bench-compare's stderr for a 3% kernel slowdown against a noise file of these A/A runs."""
+    model = tmp_path / name
+    assert compare.main(["--calibrate", *runs, "--out", str(model)]) == 0
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
+    slower = write_run(tmp_path / "slower.json", {KERNEL: 103.0, LIBRARY: 100.0, HOST: 100.0})
+    capsys.readouterr()
+    assert compare.main([base, slower, "--noise", str(model)]) == 1
+    return capsys.readouterr().err
+
+
 def test_a_history_of_two_sessions_gets_no_session_note(tmp_path, capsys):
     runs = history(tmp_path, {KERNEL: 0.001, LIBRARY: 0.004, HOST: 0.03})
     runs.append(write_run(tmp_path / "aa_next.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0}, commit="d00d",
                           context={"date": "2026-11-23T09:00:00+00:00"}))
     runs.append(write_run(tmp_path / "aa_next2.json", {KERNEL: 100.1, LIBRARY: 100.0, HOST: 100.0}, commit="d00d",
                           context={"date": "2026-11-23T09:02:00+00:00"}))
-    model = tmp_path / "noise.json"
-    assert compare.main(["--calibrate", *runs, "--out", str(model)]) == 0
-    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
-    slower = write_run(tmp_path / "slower.json", {KERNEL: 103.0, LIBRARY: 100.0, HOST: 100.0})
-    capsys.readouterr()
-    assert compare.main([base, slower, "--noise", str(model)]) == 1
-    assert "one session's" not in capsys.readouterr().err
+    assert "one session's" not in note_of_a_regression(tmp_path, capsys, runs)
+
+
+def test_two_sessions_of_one_day_are_two_sessions(tmp_path, capsys):
+    # refresh names a second session of the same UTC day <gpu>_<day>b: the folder tells the
+    # sessions apart where the date does not (the H200's history of 2026-11-27: two boards).
+    first, second = tmp_path / "gpu_20261122", tmp_path / "gpu_20261122b"
+    first.mkdir(), second.mkdir()
+    runs = [write_run(folder / f"aa{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0},
+                      commit=commit, context={"date": f"2026-11-22T{hour}:0{j}:00+00:00"})
+            for folder, commit, hour in ((first, "c0ffee", "06"), (second, "d00d", "07")) for j in range(2)]
+    assert "one session's" not in note_of_a_regression(tmp_path, capsys, runs)
+    # the first folder alone: one session, and the note
+    assert "one session's (2 runs of 2026-11-22" in note_of_a_regression(tmp_path, capsys, runs[:2], "one.json")
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):

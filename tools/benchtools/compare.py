@@ -27,6 +27,7 @@ import sys
 import traceback
 from dataclasses import dataclass, field
 from datetime import date, timezone
+from pathlib import PurePosixPath
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scipy.stats import mannwhitneyu, norm
@@ -264,16 +265,22 @@ def board_note(c: Comparison) -> Optional[str]:
 
 def history_note(c: Comparison) -> Optional[str]:
     """A note when something regressed against a noise file whose A/A runs are all of one
-    UTC day (one session, as refresh names its folders): its allowances hold that session's
-    run-to-run drift, not the drift between sessions, which on the first H200 history was the
-    larger (docs/gate.md, "Replay of the committed H200 runs")."""
+    session: its allowances hold that session's run-to-run drift, not the drift between
+    sessions (and boards), which on the first H200 history was the larger (docs/gate.md,
+    "Replay of the committed H200 runs"). A session is a run's folder and UTC day: refresh
+    keeps each session's runs in a folder of their own, named by that day, with b, c, ...
+    for a second session of the same day."""
     model = c.settings.noise
     if model is None or c.settings.force_fixed or not c.count(REGRESSED):
         return None
-    days = {parse_date(run.get("date")).astimezone(timezone.utc).date() for run in model.runs}
-    if len(days) != 1 or date.min in days:   # several days, or a run of no readable date
+    sessions = {(PurePosixPath(str(run.get("path", ""))).parent,
+                 parse_date(run.get("date")).astimezone(timezone.utc).date()) for run in model.runs}
+    if len(sessions) != 1:
         return None
-    return (f"the A/A history is one session's ({len(model.runs)} runs of {days.pop()} in {model.path}): drift "
+    (_, day), = sessions
+    if day == date.min:   # no readable date: no claim
+        return None
+    return (f"the A/A history is one session's ({len(model.runs)} runs of {day} in {model.path}): drift "
             f"between sessions is not in it, so a small regression flagged here may be this session's; run the "
             f"candidate again, or add another session's A/A runs (tools/run-regression --refresh-baseline keeps "
             f"the earlier ones)")
