@@ -211,13 +211,18 @@ def test_two_sessions_of_one_day_are_two_sessions(tmp_path, capsys):
     # refresh names a second session of the same UTC day <gpu>_<day>b: the folder tells the
     # sessions apart where the date does not (the H200's history of 2026-11-27: two boards).
     first, second = tmp_path / "gpu_20261122", tmp_path / "gpu_20261122b"
-    first.mkdir(), second.mkdir()
+    for folder in (first, second):
+        folder.mkdir()
     runs = [write_run(folder / f"aa{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0},
                       commit=commit, context={"date": f"2026-11-22T{hour}:0{j}:00+00:00"})
             for folder, commit, hour in ((first, "c0ffee", "06"), (second, "d00d", "07")) for j in range(2)]
     assert "one session's" not in note_of_a_regression(tmp_path, capsys, runs)
     # the first folder alone: one session, and the note
     assert "one session's (2 runs of 2026-11-22" in note_of_a_regression(tmp_path, capsys, runs[:2], "one.json")
+    # runs of no readable date: no claim about sessions
+    undated = [write_run(first / f"undated{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0},
+                         context={"date": "?"}) for j in range(2)]
+    assert "one session's" not in note_of_a_regression(tmp_path, capsys, undated, "undated.json")
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):
