@@ -141,6 +141,8 @@ def test_calibrate_refuses_what_is_not_a_a_history(tmp_path, capsys, edit, messa
     ("{}", "not a noise file"),
     ("\xff", "not a noise file"),
     ('{"format": "cuda_bench noise model 1", "benchmarks": {"a": {"sd": "nan"}}}', "malformed noise file"),
+    ('{"format": "cuda_bench noise model 1", "benchmarks": {"a": {"sd": 0.01, "df": 2, "role": "kernel", "n": 1, '
+     '"runs": 3, "sessions": -1}}}', "malformed noise file (benchmark a: sessions -1)"),
 ])
 def test_a_bad_noise_file_exits_2(tmp_path, capsys, content, message):
     bad = tmp_path / "noise.json"
@@ -223,6 +225,35 @@ def test_two_sessions_of_one_day_are_two_sessions(tmp_path, capsys):
     undated = [write_run(first / f"undated{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0},
                          context={"date": "?"}) for j in range(2)]
     assert "one session's" not in note_of_a_regression(tmp_path, capsys, undated, "undated.json")
+
+
+def test_a_benchmark_newer_than_the_other_sessions_gets_the_note(tmp_path, capsys):
+    # The H100's history of 2026-11-27: 30 of its 294 benchmarks are in the second session's runs
+    # only. The file's runs are of two sessions, but those benchmarks' allowances are of one.
+    newer = "scan/i32/floor_scan/N:268435456"
+    declared = {newer: {"role": "kernel", "host_work": False}}
+    old, new = tmp_path / "gpu_20261126", tmp_path / "gpu_20261127"
+    for folder in (old, new):
+        folder.mkdir()
+    runs = [write_run(old / f"aa{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0}, commit="c0ffee",
+                      context={"date": f"2026-11-26T06:0{j}:00+00:00"}) for j in range(2)]
+    runs += [write_run(new / f"aa{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0, newer: 50.0},
+                       commit="d00d", context={"date": f"2026-11-27T06:0{j}:00+00:00"}, fields=declared)
+             for j in range(2)]
+    model = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *runs, "--out", str(model)]) == 0
+    stored = json.loads(model.read_text())["benchmarks"]
+    assert stored[newer]["sessions"] == 1 and stored[KERNEL]["sessions"] == 2
+    assert noise.load_noise(str(model)).benchmarks[newer].sessions == 1
+    medians = {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0, newer: 50.0}
+    base = write_run(tmp_path / "base.json", medians, fields=declared)
+    for slower, note in ((newer, f"the A/A history of 1 of the 1 regressed (`{newer}`) is one session's, newer "
+                                 f"than the other sessions of {model}"), (KERNEL, None)):
+        cand = write_run(tmp_path / "cand.json", {**medians, slower: medians[slower] * 1.03}, fields=declared)
+        capsys.readouterr()
+        assert compare.main([base, cand, "--noise", str(model)]) == 1
+        err = capsys.readouterr().err
+        assert (note in err) if note else ("one session's" not in err)
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):

@@ -29,11 +29,14 @@ import json
 import math
 import statistics
 from dataclasses import dataclass
+from datetime import date, timezone
+from pathlib import PurePosixPath
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from scipy.stats import chi2
 
 from benchtools.results import Record, Results, ResultsError, read_bytes
+from benchtools.shape import parse_date
 from benchtools.stats import Z95, log_half_widths
 
 FORMAT = "cuda_bench noise model 1"
@@ -270,12 +273,22 @@ def median_se(times: Sequence[float]) -> float:
     return MEDIAN_SE * MAD_TO_SD * mad / math.sqrt(len(logs))
 
 
+def session_of(run: dict) -> Tuple[str, date]:
+    """The session an A/A run of a noise file's "runs" list ({"path", "date", ...}) is of:
+    its folder and UTC day. Refresh keeps each session's runs in a folder of their own,
+    named by that day (<gpu>_<day>, then b, c, ... for another session of the same day);
+    the day is date.min when the run has no readable date."""
+    return (str(PurePosixPath(str(run.get("path", ""))).parent),
+            parse_date(run.get("date")).astimezone(timezone.utc).date())
+
+
 @dataclass
 class BenchNoise:
     bench_class: BenchClass
     runs: int
     df: int
     sd: float            # s_b, ln units; meaningless when df == 0
+    sessions: Optional[int] = None   # sessions (session_of) its runs came from; None: a file before the key
 
 
 def _chi2_median_ratio(df: int) -> float:
@@ -331,7 +344,8 @@ class NoiseModel:
             "classes": {c.label: {"sd": round(s0, 6), "benchmarks": k} for c, s0, k in
                         sorted(priors.values(), key=lambda p: (p[0].role, bool(p[0].host_work), p[0].n))},
             "benchmarks": {name: {"role": b.bench_class.role, "host_work": b.bench_class.host_work,
-                                  "n": b.bench_class.n, "runs": b.runs, "df": b.df, "sd": round(b.sd, 6)}
+                                  "n": b.bench_class.n, "runs": b.runs, "df": b.df, "sd": round(b.sd, 6),
+                                  **({} if b.sessions is None else {"sessions": b.sessions})}
                            for name, b in sorted(self.benchmarks.items())},
         }
 
@@ -363,6 +377,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
         for name, c in classes(run).items():
             cls.setdefault(name, c)
     index = {id(run): i for i, run in enumerate(runs)}
+    listed = [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date")} for r in runs]
     benchmarks: Dict[str, BenchNoise] = {}
     for name, c in cls.items():
         ss, df, seen = 0.0, 0, 0
@@ -373,10 +388,9 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
                 mean = sum(xs) / len(xs)
                 ss += sum((x - mean) ** 2 for x in xs)
                 df += len(xs) - 1
-        benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0)
-    return NoiseModel(runs[0].gpu, first,
-                      [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date")}
-                       for r in runs], benchmarks)
+        sessions = len({session_of(listed[i]) for i in range(len(runs)) if name in medians[i]})
+        benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0, sessions)
+    return NoiseModel(runs[0].gpu, first, listed, benchmarks)
 
 
 def load_noise(path: str) -> NoiseModel:
@@ -394,8 +408,11 @@ def load_noise(path: str) -> NoiseModel:
             if not math.isfinite(sd) or sd < 0 or df < 0:
                 raise ValueError(f"benchmark {name}: sd {b['sd']!r}, df {b['df']!r}")
             host = b.get("host_work")
+            sessions = None if b.get("sessions") is None else int(b["sessions"])
+            if sessions is not None and sessions < 0:
+                raise ValueError(f"benchmark {name}: sessions {b['sessions']!r}")
             benchmarks[name] = BenchNoise(BenchClass(str(b["role"]), host if isinstance(host, bool) else None,
-                                                     int(b["n"])), int(b["runs"]), df, sd)
+                                                     int(b["n"])), int(b["runs"]), df, sd, sessions)
         conds = {label: None for label, _ in CONDITIONS}
         conds.update(sampling=BEFORE_SAMPLING)   # a file that predates the key: calibrated from such runs
         conds.update(dict(doc["conditions"]))
