@@ -180,7 +180,7 @@ def test_a_regression_against_one_session_s_history_says_so(tmp_path, calibrated
     capsys.readouterr()
     assert compare.main([base, slower, "--noise", calibrated, "--markdown", str(md)]) == 1
     err = capsys.readouterr().err
-    assert f"note: the A/A history is one session's (3 runs of 2026-11-22 in {calibrated})" in err
+    assert f"note: the A/A history is one session's (3 runs of 2026-11-22 in `{calibrated}`)" in err
     assert "**Note:** the A/A history is one session's" in md.read_text()
     same = write_run(tmp_path / "same.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
     assert compare.main([base, same, "--noise", calibrated]) == 0        # nothing regressed: no note
@@ -247,13 +247,64 @@ def test_a_benchmark_newer_than_the_other_sessions_gets_the_note(tmp_path, capsy
     assert noise.load_noise(str(model)).benchmarks[newer].sessions == 1
     medians = {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0, newer: 50.0}
     base = write_run(tmp_path / "base.json", medians, fields=declared)
-    for slower, note in ((newer, f"the A/A history of 1 of the 1 regressed (`{newer}`) is one session's, newer "
-                                 f"than the other sessions of {model}"), (KERNEL, None)):
+    for slower, note in ((newer, f"the A/A history of `{newer}` is from one of the 2 sessions of `{model}` only"),
+                         (KERNEL, None)):
         cand = write_run(tmp_path / "cand.json", {**medians, slower: medians[slower] * 1.03}, fields=declared)
         capsys.readouterr()
         assert compare.main([base, cand, "--noise", str(model)]) == 1
         err = capsys.readouterr().err
         assert (note in err) if note else ("one session's" not in err)
+
+
+def test_a_session_is_a_folder_s_runs_close_in_time(tmp_path, capsys):
+    # One refresh across midnight UTC is one session; a folder's runs a day apart are two.
+    folder = tmp_path / "gpu_20261122"
+    folder.mkdir()
+    runs = [write_run(folder / f"aa{j}.json", {KERNEL: 100.0 + j / 10, LIBRARY: 100.0, HOST: 100.0},
+                      context={"date": when}) for j, when in
+            enumerate(("2026-11-22T23:58:00+00:00", "2026-11-22T23:59:30+00:00", "2026-11-23T00:01:00+00:00"))]
+    listed = [{"path": r, "date": json.loads(Path(r).read_text())["context"]["date"]} for r in runs]
+    assert noise.sessions(listed) == [0, 0, 0]
+    assert noise.sessions(listed[:1] + [{**listed[1], "date": "2026-11-23T09:00:00+00:00"}]) == [0, 1]
+    assert noise.sessions([{"path": "a/b.json", "date": "0001-01-01T00:00:00+01:00"}]) == [None]  # no overflow
+    assert "one session's (3 runs of 2026-11-22 in" in note_of_a_regression(tmp_path, capsys, runs)
+
+
+def test_a_session_counts_for_a_benchmark_only_where_it_adds_to_its_spread(tmp_path):
+    # Session A: one run of build X (no spread of its own); session B: two runs of build Y.
+    a, b = tmp_path / "gpu_20261120", tmp_path / "gpu_20261121"
+    for folder in (a, b):
+        folder.mkdir()
+    runs = [write_run(a / "baseline.json", {KERNEL: 100.0}, commit="c0ffee",
+                      context={"date": "2026-11-20T06:00:00+00:00"})]
+    runs += [write_run(b / f"aa{j}.json", {KERNEL: 100.0 + j / 10}, commit="d00d",
+                       context={"date": f"2026-11-21T06:0{j}:00+00:00"}) for j in range(2)]
+    model = noise.calibrate([load_results(r) for r in runs])
+    assert model.benchmarks[KERNEL].runs == 3 and model.benchmarks[KERNEL].df == 1
+    assert model.benchmarks[KERNEL].sessions == 1
+
+
+def test_the_note_names_three_regressed_benchmarks_and_counts_the_rest(tmp_path, capsys):
+    # Five benchmarks that only the second session ran, all slower, and one the history lacks.
+    names = [f"scan/i32/floor_scan_fixed/N:268435456/block:{b}/batch:32" for b in (32, 64, 128, 256, 512)]
+    declared = {n: {"role": "kernel", "host_work": False} for n in names + ["scan/i32/unseen/N:268435456"]}
+    old, new = tmp_path / "gpu_20261126", tmp_path / "gpu_20261127"
+    for folder in (old, new):
+        folder.mkdir()
+    runs = [write_run(old / f"aa{j}.json", {KERNEL: 100.0 + j / 10}, commit="c0ffee",
+                      context={"date": f"2026-11-26T06:0{j}:00+00:00"}) for j in range(2)]
+    runs += [write_run(new / f"aa{j}.json", {KERNEL: 100.0 + j / 10, **{n: 50.0 for n in names}}, commit="d00d",
+                       context={"date": f"2026-11-27T06:0{j}:00+00:00"}, fields=declared) for j in range(2)]
+    model = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *runs, "--out", str(model)]) == 0
+    base = write_run(tmp_path / "base.json", {KERNEL: 100.0, **{n: 50.0 for n in declared}}, fields=declared)
+    cand = write_run(tmp_path / "cand.json", {KERNEL: 100.0, **{n: 60.0 for n in declared}}, fields=declared)
+    capsys.readouterr()
+    assert compare.main([base, cand, "--noise", str(model)]) == 1
+    err = capsys.readouterr().err
+    shown = ", ".join(f"`{n}`" for n in sorted(names)[:3])   # in the rows' order
+    assert f"the A/A history of {shown} and 2 more is from one of the 2 sessions of `{model}` only" in err
+    assert "unseen" not in err.split("note:")[-1]      # regressed, but no history to speak of
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):

@@ -151,8 +151,9 @@ def test_the_history_keeps_earlier_runs_that_still_apply_and_names_those_left_ou
         gone: "no longer exists",
         planted: "a planted build",
     }
-    # each benchmark pools its spread within the two builds: 2 + 1 degrees of freedom
+    # each benchmark pools its spread within the two builds: 2 + 1 degrees of freedom, of two sessions
     assert {b["df"] for b in doc["benchmarks"].values()} == {3}
+    assert {b["sessions"] for b in doc["benchmarks"].values()} == {2}
 
 
 def test_a_run_already_in_the_history_is_not_counted_twice(repo, capsys):

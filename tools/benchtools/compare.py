@@ -26,7 +26,6 @@ import math
 import sys
 import traceback
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from scipy.stats import mannwhitneyu, norm
@@ -35,6 +34,7 @@ from benchtools import noise
 from benchtools.cli import Parser, check_writable, checked, write_text
 from benchtools.noise import Allowance, BenchClass, NoiseModel, Repetitions, repetitions
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
+from benchtools.shape import parse_date
 from benchtools.stats import Z95
 
 # Without A/A history: the old single threshold, from the A/A noise measured on the
@@ -262,31 +262,32 @@ def board_note(c: Comparison) -> Optional[str]:
 
 
 def history_note(c: Comparison) -> Optional[str]:
-    """A note when something regressed whose A/A history is of one session: its allowance
+    """A note when something regressed whose allowance rests on one session's A/A runs: it
     holds that session's run-to-run drift, not the drift between sessions (and boards),
     which on the first H200 history was the larger (docs/gate.md, "Replay of the committed
-    H200 runs"). Sessions as noise.session_of tells them (folder and UTC day). Either the
-    noise file's runs are all of one session, or some regressed benchmarks are newer than
-    its other sessions (the noise file's per-benchmark "sessions")."""
+    H200 runs"). Sessions as noise.sessions tells them (a folder's runs close in time).
+    Either the noise file's runs are all of one session, or some regressed benchmarks'
+    spread comes from one of its sessions only (the noise file's per-benchmark "sessions").
+    No claim when a run of the file has no readable date."""
     model = c.settings.noise
     if model is None or c.settings.force_fixed or not c.count(REGRESSED):
         return None
-    sessions = {noise.session_of(run) for run in model.runs}
-    if any(day == date.min for _, day in sessions):   # a run of no readable date: no claim
+    labels = noise.sessions(model.runs)
+    if None in labels:
         return None
     advice = ("drift between sessions is not in it, so a small regression flagged here may be this session's; run "
               "the candidate again, or add another session's A/A runs (tools/run-regression --refresh-baseline "
               "keeps the earlier ones)")
-    if len(sessions) == 1:
-        (_, day), = sessions
-        return f"the A/A history is one session's ({len(model.runs)} runs of {day} in {model.path}): {advice}"
-    regressed = [r.name for r in c.rows if r.verdict == REGRESSED]
-    thin = [n for n in regressed if n in model.benchmarks and model.benchmarks[n].sessions == 1]
+    if len(set(labels)) == 1:
+        day = min(parse_date(run.get("date")) for run in model.runs).date()
+        return f"the A/A history is one session's ({len(model.runs)} runs of {day} in `{model.path}`): {advice}"
+    thin = [r.name for r in c.rows if r.verdict == REGRESSED
+            and r.name in model.benchmarks and model.benchmarks[r.name].sessions == 1]
     if not thin:
         return None
-    named = ", ".join(f"`{n}`" for n in thin[:3]) + (", ..." if len(thin) > 3 else "")
-    return (f"the A/A history of {len(thin)} of the {len(regressed)} regressed ({named}) is one session's, "
-            f"newer than the other sessions of {model.path}: {advice}")
+    named = ", ".join(f"`{n}`" for n in thin[:3]) + (f" and {len(thin) - 3} more" if len(thin) > 3 else "")
+    return (f"the A/A history of {named} is from one of the {len(set(labels))} sessions of `{model.path}` only: "
+            f"{advice}")
 
 
 def notes(c: Comparison) -> List[str]:

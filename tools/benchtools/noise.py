@@ -29,7 +29,7 @@ import json
 import math
 import statistics
 from dataclasses import dataclass
-from datetime import date, timezone
+from datetime import timedelta
 from pathlib import PurePosixPath
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -273,13 +273,28 @@ def median_se(times: Sequence[float]) -> float:
     return MEDIAN_SE * MAD_TO_SD * mad / math.sqrt(len(logs))
 
 
-def session_of(run: dict) -> Tuple[str, date]:
-    """The session an A/A run of a noise file's "runs" list ({"path", "date", ...}) is of:
-    its folder and UTC day. Refresh keeps each session's runs in a folder of their own,
-    named by that day (<gpu>_<day>, then b, c, ... for another session of the same day);
-    the day is date.min when the run has no readable date."""
-    return (str(PurePosixPath(str(run.get("path", ""))).parent),
-            parse_date(run.get("date")).astimezone(timezone.utc).date())
+# Runs of one refresh follow each other within minutes; a later session in the same folder
+# (the older runs kept at results/regression/ itself) starts hours or days later.
+SESSION_GAP = timedelta(hours=1)
+
+
+def sessions(runs: Sequence[dict]) -> List[Optional[int]]:
+    """The session of each A/A run of a noise file's "runs" list ({"path", "date", ...}), as
+    a number: runs of one folder whose dates follow each other within SESSION_GAP are one
+    session, across midnight too (refresh keeps each session's runs in a folder of their
+    own); None for a run of no readable date."""
+    earliest = parse_date(None)
+    keys = [(str(PurePosixPath(str(run.get("path", ""))).parent), parse_date(run.get("date"))) for run in runs]
+    out: List[Optional[int]] = [None] * len(runs)
+    label, last = -1, None
+    for i in sorted(range(len(runs)), key=keys.__getitem__):
+        folder, when = keys[i]
+        if when == earliest:
+            continue
+        if last is None or folder != last[0] or when - last[1] > SESSION_GAP:
+            label += 1
+        out[i], last = label, (folder, when)
+    return out
 
 
 @dataclass
@@ -288,7 +303,7 @@ class BenchNoise:
     runs: int
     df: int
     sd: float            # s_b, ln units; meaningless when df == 0
-    sessions: Optional[int] = None   # sessions (session_of) its runs came from; None: a file before the key
+    sessions: Optional[int] = None   # how many sessions its df come from (sessions()); None: a file before the key
 
 
 def _chi2_median_ratio(df: int) -> float:
@@ -378,6 +393,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
             cls.setdefault(name, c)
     index = {id(run): i for i, run in enumerate(runs)}
     listed = [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date")} for r in runs]
+    session = sessions(listed)
     benchmarks: Dict[str, BenchNoise] = {}
     for name, c in cls.items():
         ss, df, seen = 0.0, 0, 0
@@ -388,8 +404,11 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
                 mean = sum(xs) / len(xs)
                 ss += sum((x - mean) ** 2 for x in xs)
                 df += len(xs) - 1
-        sessions = len({session_of(listed[i]) for i in range(len(runs)) if name in medians[i]})
-        benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0, sessions)
+        # The sessions of the runs its df come from: runs of a build with two or more of its medians.
+        spread = {session[index[id(run)]] for group in builds.values()
+                  if sum(name in medians[index[id(run)]] for run in group) > 1
+                  for run in group if name in medians[index[id(run)]]} - {None}
+        benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0, len(spread))
     return NoiseModel(runs[0].gpu, first, listed, benchmarks)
 
 

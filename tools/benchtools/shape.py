@@ -85,14 +85,18 @@ def run_date(run: Results) -> datetime:
 
 
 def parse_date(value: object) -> datetime:
-    """A context "date" (ISO 8601, as Google Benchmark writes it) as an aware datetime; the
-    earliest time (year 1) when absent or unreadable."""
+    """A context "date" (ISO 8601, as Google Benchmark writes it) as an aware datetime in UTC;
+    the earliest time (year 1) when absent or unreadable."""
+    earliest = datetime.min.replace(tzinfo=timezone.utc)
     text = str(value or "")
     try:
         when = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
-        return datetime.min.replace(tzinfo=timezone.utc)
-    return when if when.tzinfo else when.replace(tzinfo=timezone.utc)
+        return earliest
+    try:
+        return (when if when.tzinfo else when.replace(tzinfo=timezone.utc)).astimezone(timezone.utc)
+    except OverflowError:   # year 1 with an offset east of UTC: before the earliest time
+        return earliest
 
 
 @dataclass
