@@ -293,6 +293,7 @@ int run(int argc, char** argv) {
   }
   for (const auto& [key, value] : bench::context_entries(*device, bench::cccl_version(), bench::git_commit()))
     benchmark::AddCustomContext(key, value);
+  benchmark::AddCustomContext("source_hash", bench::source_hash());
   benchmark::AddCustomContext("cache_mode", bench::to_string(opt.cache));
   benchmark::AddCustomContext("suite", opt.reg.suite == bench::Suite::full ? "full" : "default");
   benchmark::AddCustomContext("timing_mode", bench::to_string(opt.timing));

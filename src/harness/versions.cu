@@ -18,4 +18,6 @@ std::string git_commit() {
   return CUDABENCH_GIT_COMMIT;
 }
 
+std::string source_hash() { return CUDABENCH_SOURCE_HASH; }
+
 }  // namespace bench

@@ -307,6 +307,24 @@ def test_the_note_names_three_regressed_benchmarks_and_counts_the_rest(tmp_path,
     assert "unseen" not in err.split("note:")[-1]      # regressed, but no history to speak of
 
 
+def test_runs_of_one_source_hash_are_one_build_whatever_their_commits(tmp_path):
+    # A commit that changes only the tools or the docs keeps the source hash: its A/A runs
+    # and the earlier commit's pool into one spread, the offset between the sessions in it.
+    code = {"source_hash": "0123456789abcdef", "cccl_version": "3.0.1", "cuda_runtime_version": "13.0"}
+    runs = [load_results(write_run(tmp_path / f"r{j}.json", {KERNEL: 100.0 + j / 10}, commit=commit, context=code))
+            for j, commit in enumerate(("aaa", "bbb", "bbb"))]
+    assert noise.calibrate(runs).benchmarks[KERNEL].df == 2                     # one build of three runs
+    assert len(replay.aa_pairs(runs)) == 6
+    others = [load_results(write_run(tmp_path / f"o{j}.json", {KERNEL: 100.0}, commit="bbb", context=ctx))
+              for j, ctx in enumerate(({**code, "source_hash": "fedcba9876543210"},   # other code
+                                       {**code, "cccl_version": "3.5.0"},             # other CCCL
+                                       {"source_hash": "unknown"}))]                  # no hash: by commit
+    assert noise.calibrate([*runs, *others]).benchmarks[KERNEL].df == 2        # each alone in its build
+    legacy = [load_results(write_run(tmp_path / f"l{j}.json", {KERNEL: 100.0 + j / 10}, commit=commit))
+              for j, commit in enumerate(("aaa", "bbb", "bbb"))]                 # runs from before the hash
+    assert noise.calibrate(legacy).benchmarks[KERNEL].df == 1 and len(replay.aa_pairs(legacy)) == 2
+
+
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):
     base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
     cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, LIBRARY: 100.2, HOST: 108.0})
@@ -491,7 +509,8 @@ def test_replay_cli_reports_false_alarms_and_detection(tmp_path, capsys):
 
 def test_replay_cli_needs_two_runs_of_one_build(tmp_path, capsys):
     assert replay.main([BASE]) == 2
-    assert capsys.readouterr().err.strip() == "bench-replay: no two runs of one build (git_commit): nothing to replay"
+    assert capsys.readouterr().err.strip() == ("bench-replay: no two runs of one build (source hash, or git_commit): "
+                                              "nothing to replay")
 
 
 # --- the precision-sampled suite (fixtures: make_gate_fixtures.py) ----------------------------------------

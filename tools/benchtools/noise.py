@@ -6,7 +6,9 @@ change comes from A/A history: runs of one build under one set of conditions.
 
   statistic   m = ln(median of a run's repetition times), per benchmark
   spread      s_b: the pooled standard deviation of m within each build (runs of
-              one git_commit), over all builds of the history; df_b = runs - builds
+              one code, build_key: one source hash, CCCL and CUDA runtime, or for
+              runs from before the hash one git_commit), over all builds of the
+              history; df_b = runs - builds
   class prior s_0: per class (role, host work, N), the median of the members'
               s_b^2 corrected for its chi-square bias (a median, so one noisy
               member does not widen its whole class)
@@ -273,6 +275,18 @@ def median_se(times: Sequence[float]) -> float:
     return MEDIAN_SE * MAD_TO_SD * mad / math.sqrt(len(logs))
 
 
+def build_key(run: Results) -> Tuple[str, ...]:
+    """Which build a run is of, for pooling its A/A spread: its source hash (the code its
+    binary was built from, cmake/GitCommit.cmake) with the CCCL and CUDA runtime it was
+    compiled against, so runs of commits that changed only the tools or the docs are one
+    build; a run from before the hash (or without it) by its git_commit."""
+    c = run.context
+    source = str(c.get("source_hash") or "")
+    if source and source != "unknown":
+        return ("source", source, str(c.get("cccl_version")), str(c.get("cuda_runtime_version")))
+    return ("commit", str(c.get("git_commit", "unknown")))
+
+
 # Runs of one refresh follow each other within minutes; a later session in the same folder
 # (the older runs kept at results/regression/ itself) starts hours or days later.
 SESSION_GAP = timedelta(hours=1)
@@ -354,7 +368,7 @@ class NoiseModel:
             "format": FORMAT,
             "gpu_name": self.gpu,
             "conditions": self.conditions,
-            "statistic": "ln(median of each run's repetition times); sd pooled within builds (git_commit)",
+            "statistic": "ln(median of each run's repetition times); sd pooled within builds (build_key)",
             "runs": self.runs,
             "classes": {c.label: {"sd": round(s0, 6), "benchmarks": k} for c, s0, k in
                         sorted(priors.values(), key=lambda p: (p[0].role, bool(p[0].host_work), p[0].n))},
@@ -367,7 +381,7 @@ class NoiseModel:
 
 def calibrate(runs: Sequence[Results]) -> NoiseModel:
     """The noise model of A/A runs: all under one set of conditions (else ResultsError),
-    none a planted build; runs of one git_commit form a build."""
+    none a planted build; runs of one build_key form a build."""
     if not runs:
         raise ResultsError("--calibrate needs A/A runs")
     first = run_conditions(runs[0])
@@ -381,9 +395,9 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
             raise ResultsError(f"{run.path}: not under the conditions of {runs[0].path}: {'; '.join(diff)}")
     builds: Dict[str, List[Results]] = {}
     for run in runs:
-        builds.setdefault(str(run.context.get("git_commit", "unknown")), []).append(run)
+        builds.setdefault(build_key(run), []).append(run)
     if all(len(b) < 2 for b in builds.values()):
-        raise ResultsError("--calibrate needs at least two runs of one build (git_commit): "
+        raise ResultsError("--calibrate needs at least two runs of one build (source hash, or git_commit): "
                            "the spread between identical runs is what it measures")
 
     medians = [{n: math.log(statistics.median(t)) for n, t in repetition_times(run).items()} for run in runs]

@@ -220,7 +220,7 @@ def execute(r: Refresh) -> List[str]:
         lines.append(f"commit it: git add {r.baseline}")
         return lines
     earlier = len(r.history.kept)
-    builds = len({str(run.context.get("git_commit")) for run in [*r.session, *r.history.kept]})
+    builds = len({noise.build_key(run) for run in [*r.session, *r.history.kept]})
     with_history = sum(b.df > 0 for b in r.model.benchmarks.values())
     lines.append(f"this session's {len(r.session)} runs: {r.folder}/ ({', '.join(Path(d).name for _, d in r.copies[1:])})")
     lines.append(f"noise file {r.noise_path}: {len(r.session)} runs of this session + {earlier} earlier "

@@ -2,7 +2,7 @@
 
   python3 -m benchtools.replay RUN.json RUN.json ... [--slowdown 0.03] [--noise NOISE.json]
 
-Every ordered pair of runs of one build (git_commit) is an A/A comparison. For
+Every ordered pair of runs of one build (noise.build_key) is an A/A comparison. For
 each, the noise model is calibrated from the other runs only (leave the pair
 out: the thresholds never saw the runs they judge), or with --noise taken from
 that file (give it runs it was not calibrated from), and then:
@@ -22,7 +22,7 @@ from typing import Dict, List, Sequence, Tuple
 from benchtools import noise
 from benchtools.cli import Parser, checked
 from benchtools.compare import REGRESSED, TOO_FEW, Settings, compare, judge, load_complete
-from benchtools.noise import BenchClass
+from benchtools.noise import BenchClass, build_key
 from benchtools.results import Results, ResultsError
 
 
@@ -46,7 +46,7 @@ class Replay:
 def aa_pairs(runs: Sequence[Results]) -> List[Tuple[Results, Results]]:
     """Every ordered (baseline, candidate) pair of runs of one build."""
     return [(a, b) for a in runs for b in runs
-            if a is not b and a.context.get("git_commit") == b.context.get("git_commit")]
+            if a is not b and build_key(a) == build_key(b)]
 
 
 def replay(runs: Sequence[Results], slowdown: float, settings: Settings | None = None) -> Replay:
@@ -58,7 +58,7 @@ def replay(runs: Sequence[Results], slowdown: float, settings: Settings | None =
         out.protocol = f"each judged with the noise file {settings.noise.path or '(given)'}"
     pairs = aa_pairs(runs)
     if not pairs:
-        raise ResultsError("no two runs of one build (git_commit): nothing to replay")
+        raise ResultsError("no two runs of one build (source hash, or git_commit): nothing to replay")
     for base, cand in pairs:
         model = settings.noise
         if model is None:
