@@ -7,6 +7,7 @@
 
 #include "harness/device.hpp"
 #include "harness/results_file.hpp"
+#include "harness/versions.hpp"
 
 namespace bench {
 namespace {
@@ -45,6 +46,14 @@ TEST(DeviceContext, EntriesNameTheGpuAndVersions) {
   EXPECT_EQ(m.at("cuda_runtime_version"), "13.0");
   EXPECT_EQ(m.at("cccl_version"), "3.0.1");
   EXPECT_EQ(m.at("git_commit"), "abc123");
+}
+
+TEST(DeviceContext, TheSourceHashIsSixteenHexDigits) {
+  // cmake/GitCommit.cmake's hash of what the binaries are built from; bench/main.cpp writes
+  // it into every run's context as "source_hash", and the gate pools A/A runs by it.
+  const std::string h = source_hash();
+  ASSERT_EQ(h.size(), 16u) << h;
+  for (char c : h) EXPECT_TRUE((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')) << h;
 }
 
 TEST(DeviceContext, TheoreticalComputePeaksFollowTheStatedFormula) {

@@ -16,11 +16,11 @@ TREE = {"src/kernels/k.cu": "kernel", "bench/main.cpp": "main", "cmake/Flags.cma
 needs_cmake = pytest.mark.skipif(shutil.which("cmake") is None, reason="cmake is not installed")
 
 
-def identity(tree, tmp_path):
+def identity(tree, tmp_path, config="build type Release"):
     """(source hash, commit) as the build records them."""
     out = tmp_path / "generated" / "git_commit.hpp"
-    subprocess.run(["cmake", f"-DSOURCE_DIR={tree}", f"-DOUTPUT={out}", "-P", str(SCRIPT)], check=True,
-                   capture_output=True)
+    subprocess.run(["cmake", f"-DSOURCE_DIR={tree}", f"-DOUTPUT={out}", f"-DBUILD_CONFIG={config}", "-P",
+                    str(SCRIPT)], check=True, capture_output=True)
     text = out.read_text()
     return (re.search(r'CUDABENCH_SOURCE_HASH "([0-9a-f]{16})"', text).group(1),
             re.search(r'CUDABENCH_GIT_COMMIT "([^"]*)"', text).group(1))
@@ -37,8 +37,7 @@ def tree(tmp_path):
 
 @needs_cmake
 def test_the_source_hash_follows_the_code_and_not_the_tools_or_docs(tree, tmp_path):
-    first, commit = identity(tree, tmp_path)
-    assert commit == "unknown"                          # not a git checkout: the hash still reads the files
+    first = identity(tree, tmp_path)[0]                 # no git checkout needed: it reads the files
     for rel in ("tools/benchtools/t.py", "docs/d.md", "README.md"):
         (tree / rel).write_text("changed")
     assert identity(tree, tmp_path)[0] == first
@@ -61,3 +60,21 @@ def test_the_generated_header_is_rewritten_only_when_it_changes(tree, tmp_path):
     before = header.stat().st_mtime_ns
     identity(tree, tmp_path)
     assert header.stat().st_mtime_ns == before          # nothing rebuilds for an unchanged tree
+
+
+@needs_cmake
+def test_the_build_configuration_is_part_of_the_hash(tree, tmp_path):
+    # Same sources, another build type or architecture list: other binaries, another hash.
+    first = identity(tree, tmp_path)[0]
+    assert identity(tree, tmp_path, "build type Debug")[0] != first
+    assert identity(tree, tmp_path)[0] == first
+
+
+@needs_cmake
+def test_hidden_files_and_dangling_links_neither_count_nor_break_the_build(tree, tmp_path):
+    first = identity(tree, tmp_path)[0]
+    (tree / "src/kernels/.k.cu.swp").write_text("swap")                   # vim
+    (tree / "src/kernels/.#k.cu").symlink_to("user@host.1234:1700000000")  # an Emacs lock: a dangling link
+    (tree / "src/.cache").mkdir()
+    (tree / "src/.cache/index").write_text("clangd")
+    assert identity(tree, tmp_path)[0] == first

@@ -310,19 +310,28 @@ def test_the_note_names_three_regressed_benchmarks_and_counts_the_rest(tmp_path,
 def test_runs_of_one_source_hash_are_one_build_whatever_their_commits(tmp_path):
     # A commit that changes only the tools or the docs keeps the source hash: its A/A runs
     # and the earlier commit's pool into one spread, the offset between the sessions in it.
-    code = {"source_hash": "0123456789abcdef", "cccl_version": "3.0.1", "cuda_runtime_version": "13.0"}
+    code = {"source_hash": "0123456789abcdef", "cccl_version": "3.0.1", "cuda_runtime_version": "13.0",
+            "min_samples": "8", "placements": "1"}
     runs = [load_results(write_run(tmp_path / f"r{j}.json", {KERNEL: 100.0 + j / 10}, commit=commit, context=code))
             for j, commit in enumerate(("aaa", "bbb", "bbb"))]
     assert noise.calibrate(runs).benchmarks[KERNEL].df == 2                     # one build of three runs
     assert len(replay.aa_pairs(runs)) == 6
-    others = [load_results(write_run(tmp_path / f"o{j}.json", {KERNEL: 100.0}, commit="bbb", context=ctx))
-              for j, ctx in enumerate(({**code, "source_hash": "fedcba9876543210"},   # other code
-                                       {**code, "cccl_version": "3.5.0"},             # other CCCL
-                                       {"source_hash": "unknown"}))]                  # no hash: by commit
-    assert noise.calibrate([*runs, *others]).benchmarks[KERNEL].df == 2        # each alone in its build
+    assert [r["source_hash"] for r in noise.calibrate(runs).runs] == ["0123456789abcdef"] * 3
+    for j, other in enumerate(({"source_hash": "fedcba9876543210"},    # other code or configuration
+                               {"cccl_version": "3.5.0"},              # another CCCL
+                               {"cuda_runtime_version": "13.1"},       # another runtime
+                               {"min_samples": "16"},                  # another protocol
+                               {"placements": "8"})):
+        alone = load_results(write_run(tmp_path / f"o{j}.json", {KERNEL: 100.0}, commit="bbb",
+                                       context={**code, **other}))
+        assert noise.calibrate([*runs, alone]).benchmarks[KERNEL].df == 2, other   # alone in its build
     legacy = [load_results(write_run(tmp_path / f"l{j}.json", {KERNEL: 100.0 + j / 10}, commit=commit))
               for j, commit in enumerate(("aaa", "bbb", "bbb"))]                 # runs from before the hash
     assert noise.calibrate(legacy).benchmarks[KERNEL].df == 1 and len(replay.aa_pairs(legacy)) == 2
+    unknown = [load_results(write_run(tmp_path / f"u{j}.json", {KERNEL: 100.0 + j / 10}, commit=commit,
+                                      context={**code, "source_hash": "unknown"}))
+               for j, commit in enumerate(("aaa", "bbb", "bbb"))]                # no hash: by commit
+    assert noise.calibrate(unknown).benchmarks[KERNEL].df == 1
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):

@@ -167,6 +167,16 @@ def test_a_run_already_in_the_history_is_not_counted_twice(repo, capsys):
             f"{HISTORY}/{GPU_SLUG}_20261122b/aa1.json.gz") in out
 
 
+def test_sessions_of_one_source_hash_are_one_build(repo, capsys):
+    # A refresh after a tools-only commit: the earlier session's runs are of the same code.
+    assert refresh_main(session(repo, commit="aaa1111", day="2026-11-21", source_hash="0123456789abcdef"),
+                        capsys)[0] == 0
+    rc, out, err = refresh_main(session(repo, commit="bbb2222", source_hash="0123456789abcdef"), capsys)
+    assert rc == 0, err
+    assert f"noise file {NOISE}: 3 runs of this session + 3 earlier (1 build)" in out
+    assert {b["df"] for b in json.loads(Path(NOISE).read_text())["benchmarks"].values()} == {5}
+
+
 def test_an_unreadable_noise_file_is_replaced_with_a_note(repo, capsys):
     Path(NOISE).parent.mkdir(parents=True)
     Path(NOISE).write_text("{}")

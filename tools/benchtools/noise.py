@@ -275,15 +275,23 @@ def median_se(times: Sequence[float]) -> float:
     return MEDIAN_SE * MAD_TO_SD * mad / math.sqrt(len(logs))
 
 
+# How a run sampled, beyond its conditions (CONDITIONS), from its context: runs that differ
+# here are not pooled, even of one code (a tools-only commit may change run-regression's
+# protocol).
+PROTOCOL = ("min_samples", "max_samples", "placements", "samples_per_gate", "l2_flush_bytes", "interleave")
+
+
 def build_key(run: Results) -> Tuple[str, ...]:
-    """Which build a run is of, for pooling its A/A spread: its source hash (the code its
-    binary was built from, cmake/GitCommit.cmake) with the CCCL and CUDA runtime it was
-    compiled against, so runs of commits that changed only the tools or the docs are one
-    build; a run from before the hash (or without it) by its git_commit."""
+    """Which build a run is of, for pooling its A/A spread: its source hash (the code and
+    build configuration its binary came from, cmake/GitCommit.cmake) with the CCCL and CUDA
+    runtime it ran and how it sampled (PROTOCOL), so runs of commits that changed only the
+    tools or the docs are one build; a run from before the hash (or without one) by its
+    git_commit."""
     c = run.context
     source = str(c.get("source_hash") or "")
     if source and source != "unknown":
-        return ("source", source, str(c.get("cccl_version")), str(c.get("cuda_runtime_version")))
+        return ("source", source, str(c.get("cccl_version")), str(c.get("cuda_runtime_version")),
+                *(str(c.get(k)) for k in PROTOCOL))
     return ("commit", str(c.get("git_commit", "unknown")))
 
 
@@ -329,7 +337,7 @@ def _chi2_median_ratio(df: int) -> float:
 class NoiseModel:
     gpu: str
     conditions: Dict[str, Optional[str]]
-    runs: List[dict]                    # {"path", "git_commit", "date"} of each A/A run
+    runs: List[dict]                    # {"path", "git_commit", "date"[, "source_hash"]} of each A/A run
     benchmarks: Dict[str, BenchNoise]
     path: str = ""
 
@@ -393,7 +401,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
         diff = condition_differences(first, run_conditions(run))
         if diff:
             raise ResultsError(f"{run.path}: not under the conditions of {runs[0].path}: {'; '.join(diff)}")
-    builds: Dict[str, List[Results]] = {}
+    builds: Dict[Tuple[str, ...], List[Results]] = {}
     for run in runs:
         builds.setdefault(build_key(run), []).append(run)
     if all(len(b) < 2 for b in builds.values()):
@@ -406,7 +414,8 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
         for name, c in classes(run).items():
             cls.setdefault(name, c)
     index = {id(run): i for i, run in enumerate(runs)}
-    listed = [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date")} for r in runs]
+    listed = [{"path": r.path, "git_commit": r.context.get("git_commit"), "date": r.context.get("date"),
+               **({"source_hash": r.context["source_hash"]} if r.context.get("source_hash") else {})} for r in runs]
     session = sessions(listed)
     benchmarks: Dict[str, BenchNoise] = {}
     for name, c in cls.items():

@@ -6,7 +6,7 @@ Contract (written by bench/main.cpp and src/harness/):
   context: gpu_name, gpu_peak_bandwidth_gbps, gpu_sm_count, gpu_l2_bytes, ...,
            gpu_peak_fp32_flops, gpu_peak_fp16_flops, gpu_peak_int32_ops (theoretical,
            strings holding numbers), gpu_peak_compute_formula,
-           cuda_*_version, cccl_version, git_commit, cache_mode, suite, date
+           cuda_*_version, cccl_version, git_commit, source_hash, cache_mode, suite, date
   benchmarks[]: run_name "family/type/variant/N:<n>[/block:<b>][/batch:<k>]/manual_time",
            real_time + time_unit, bytes_per_second, items_per_second,
            ops_per_second, bw_util; error_occurred/error_message on failure;
