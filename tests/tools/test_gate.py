@@ -334,6 +334,29 @@ def test_runs_of_one_source_hash_are_one_build_whatever_their_commits(tmp_path):
     assert noise.calibrate(unknown).benchmarks[KERNEL].df == 1
 
 
+def test_runs_of_one_source_hash_are_called_an_a_a_comparison(tmp_path, capsys):
+    # Tools-only commits keep the source hash: what bench-compare flags between such runs is
+    # the machine or the run, and it says so (stderr and the summary).
+    code = {"source_hash": "0123456789abcdef", "cccl_version": "3.0.1", "cuda_runtime_version": "13.0"}
+    medians = {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0}
+    base = write_run(tmp_path / "base.json", medians, commit="aaa", context=code)
+    same = write_run(tmp_path / "same.json", medians, commit="bbb", context=code)
+    slower = write_run(tmp_path / "slower.json", {**medians, KERNEL: 110.0}, commit="bbb", context=code)
+    md = tmp_path / "summary.md"
+    capsys.readouterr()
+    assert compare.main([base, same, "--markdown", str(md)]) == 0
+    note = ("baseline and candidate were built from the same code and configuration (source_hash "
+            "0123456789abcdef) though their commits differ (aaa, bbb)")
+    assert f"note: {note}: an A/A comparison" in capsys.readouterr().err
+    assert f"**Note:** {note}: an A/A comparison" in md.read_text()
+    assert compare.main([base, slower]) == 1
+    assert f"{note}: the regression flagged is the machine or the run, not the code" in capsys.readouterr().err
+    for other in ({**code, "source_hash": "fedcba9876543210"}, {**code, "cccl_version": "3.5.0"}, {}):
+        cand = write_run(tmp_path / "cand.json", medians, commit="bbb", context=other)
+        assert compare.main([base, cand]) == 0
+        assert "same code" not in capsys.readouterr().err, other
+
+
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):
     base = write_run(tmp_path / "base.json", {KERNEL: 100.0, LIBRARY: 100.0, HOST: 100.0})
     cand = write_run(tmp_path / "cand.json", {KERNEL: 103.0, LIBRARY: 100.2, HOST: 108.0})

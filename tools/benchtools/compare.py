@@ -290,9 +290,28 @@ def history_note(c: Comparison) -> Optional[str]:
             f"{advice}")
 
 
+def code_note(c: Comparison) -> Optional[str]:
+    """A note when the baseline and the candidate were built from the same code and build
+    configuration (one source_hash, CCCL and CUDA runtime; noise.build_key without the
+    sampling protocol, which the conditions check): an A/A comparison, whatever the commits
+    say, so whatever it flags is the machine or the run, not the code."""
+    a, b = c.baseline.context, c.candidate.context
+    hash_ = str(a.get("source_hash") or "")
+    if not hash_ or hash_ == "unknown" or noise.build_key(c.baseline)[:4] != noise.build_key(c.candidate)[:4]:
+        return None
+    note = f"baseline and candidate were built from the same code and configuration (source_hash {hash_})"
+    if a.get("git_commit") != b.get("git_commit"):
+        note += f" though their commits differ ({str(a.get('git_commit'))[:12]}, {str(b.get('git_commit'))[:12]})"
+    regressed = c.count(REGRESSED)
+    if not regressed:
+        return note + ": an A/A comparison"
+    flagged = "the regression flagged is" if regressed == 1 else f"the {regressed} regressions flagged are"
+    return note + f": {flagged} the machine or the run, not the code"
+
+
 def notes(c: Comparison) -> List[str]:
     """What the verdict's reader should know about how far to trust it: the summary and stderr both."""
-    return [n for n in (board_note(c), history_note(c)) if n]
+    return [n for n in (code_note(c), board_note(c), history_note(c)) if n]
 
 
 def _rule(c: Comparison) -> str:
