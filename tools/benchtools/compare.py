@@ -292,14 +292,14 @@ def history_note(c: Comparison) -> Optional[str]:
 
 def code_note(c: Comparison) -> Optional[str]:
     """A note when the baseline and the candidate were built from the same code and build
-    configuration (one source_hash, CCCL and CUDA runtime; noise.build_key without the
-    sampling protocol, which the conditions check): an A/A comparison, whatever the commits
-    say, so whatever it flags is the machine or the run, not the code."""
-    a, b = c.baseline.context, c.candidate.context
-    hash_ = str(a.get("source_hash") or "")
-    if not hash_ or hash_ == "unknown" or noise.build_key(c.baseline)[:4] != noise.build_key(c.candidate)[:4]:
+    configuration (one noise.code_key: source_hash, CCCL and CUDA runtime): an A/A
+    comparison, whatever the commits say, so whatever it flags is the machine or the run,
+    not the code."""
+    code = noise.code_key(c.baseline)
+    if code is None or code != noise.code_key(c.candidate):
         return None
-    note = f"baseline and candidate were built from the same code and configuration (source_hash {hash_})"
+    a, b = c.baseline.context, c.candidate.context
+    note = f"baseline and candidate were built from the same code and configuration (source_hash {code[0]})"
     if a.get("git_commit") != b.get("git_commit"):
         note += f" though their commits differ ({str(a.get('git_commit'))[:12]}, {str(b.get('git_commit'))[:12]})"
     regressed = c.count(REGRESSED)

@@ -281,18 +281,25 @@ def median_se(times: Sequence[float]) -> float:
 PROTOCOL = ("min_samples", "max_samples", "placements", "samples_per_gate", "l2_flush_bytes", "interleave")
 
 
-def build_key(run: Results) -> Tuple[str, ...]:
-    """Which build a run is of, for pooling its A/A spread: its source hash (the code and
-    build configuration its binary came from, cmake/GitCommit.cmake) with the CCCL and CUDA
-    runtime it ran and how it sampled (PROTOCOL), so runs of commits that changed only the
-    tools or the docs are one build; a run from before the hash (or without one) by its
-    git_commit."""
+def code_key(run: Results) -> Optional[Tuple[str, str, str]]:
+    """The code a run's binary came from, when it says: its source hash (the sources and
+    build configuration, cmake/GitCommit.cmake) with the CCCL and CUDA runtime it ran;
+    None for a run from before the hash (or without one)."""
     c = run.context
     source = str(c.get("source_hash") or "")
-    if source and source != "unknown":
-        return ("source", source, str(c.get("cccl_version")), str(c.get("cuda_runtime_version")),
-                *(str(c.get(k)) for k in PROTOCOL))
-    return ("commit", str(c.get("git_commit", "unknown")))
+    if not source or source == "unknown":
+        return None
+    return (source, str(c.get("cccl_version")), str(c.get("cuda_runtime_version")))
+
+
+def build_key(run: Results) -> Tuple[str, ...]:
+    """Which build a run is of, for pooling its A/A spread: its code (code_key) and how it
+    sampled (PROTOCOL), so runs of commits that changed only the tools or the docs are one
+    build; a run without a code key by its git_commit."""
+    code = code_key(run)
+    if code is None:
+        return ("commit", str(run.context.get("git_commit", "unknown")))
+    return ("source", *code, *(str(run.context.get(k)) for k in PROTOCOL))
 
 
 # Runs of one refresh follow each other within minutes; a later session in the same folder
@@ -420,17 +427,16 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
     benchmarks: Dict[str, BenchNoise] = {}
     for name, c in cls.items():
         ss, df, seen = 0.0, 0, 0
+        spread = set()   # the sessions its df come from: runs of a build with two or more of its medians
         for group in builds.values():
-            xs = [medians[index[id(run)]][name] for run in group if name in medians[index[id(run)]]]
+            members = [index[id(run)] for run in group if name in medians[index[id(run)]]]
+            xs = [medians[i][name] for i in members]
             seen += len(xs)
             if len(xs) > 1:
                 mean = sum(xs) / len(xs)
                 ss += sum((x - mean) ** 2 for x in xs)
                 df += len(xs) - 1
-        # The sessions of the runs its df come from: runs of a build with two or more of its medians.
-        spread = {session[index[id(run)]] for group in builds.values()
-                  if sum(name in medians[index[id(run)]] for run in group) > 1
-                  for run in group if name in medians[index[id(run)]]} - {None}
+                spread.update(session[i] for i in members if session[i] is not None)
         benchmarks[name] = BenchNoise(c, seen, df, math.sqrt(ss / df) if df else 0.0, len(spread))
     return NoiseModel(runs[0].gpu, first, listed, benchmarks)
 
@@ -450,11 +456,11 @@ def load_noise(path: str) -> NoiseModel:
             if not math.isfinite(sd) or sd < 0 or df < 0:
                 raise ValueError(f"benchmark {name}: sd {b['sd']!r}, df {b['df']!r}")
             host = b.get("host_work")
-            sessions = None if b.get("sessions") is None else int(b["sessions"])
-            if sessions is not None and sessions < 0:
+            spread_sessions = None if b.get("sessions") is None else int(b["sessions"])
+            if spread_sessions is not None and spread_sessions < 0:
                 raise ValueError(f"benchmark {name}: sessions {b['sessions']!r}")
             benchmarks[name] = BenchNoise(BenchClass(str(b["role"]), host if isinstance(host, bool) else None,
-                                                     int(b["n"])), int(b["runs"]), df, sd, sessions)
+                                                     int(b["n"])), int(b["runs"]), df, sd, spread_sessions)
         conds = {label: None for label, _ in CONDITIONS}
         conds.update(sampling=BEFORE_SAMPLING)   # a file that predates the key: calibrated from such runs
         conds.update(dict(doc["conditions"]))
