@@ -93,10 +93,25 @@ make_venv() {
 # Builds into $BUILD_DIR (default build/); CUDABENCH_CMAKE_ARGS adds configure
 # options, e.g. BUILD_DIR=build-slow CUDABENCH_CMAKE_ARGS=-DCUDABENCH_PLANTED_SLOWDOWN=ON;
 # CUDABENCH_BUILD_TARGET builds that target only (default: all).
+# The options a folder was configured with are kept beside its cache
+# ($BUILD_DIR/cudabench-cmake-args; a folder without it counts as configured with
+# none): other options reconfigure the folder from scratch, so a planted slowdown
+# or another CCCL never stays in a folder built without asking for it.
 # Quiet: the output goes to $BUILD_DIR/build-log.txt, shown when the build fails.
 BUILD_DIR=${BUILD_DIR:-build}
+# Whether $1 (a build folder) was configured with CUDABENCH_CMAKE_ARGS as they are now.
+configured_as_asked() {
+  local had=""
+  [ -f "$1/CMakeCache.txt" ] || return 1
+  [ ! -f "$1/cudabench-cmake-args" ] || had=$(cat "$1/cudabench-cmake-args")
+  [ "$had" = "${CUDABENCH_CMAKE_ARGS:-}" ]
+}
 build() {
   local build_log=$BUILD_DIR/build-log.txt configure=()
+  if [ -f "$BUILD_DIR/CMakeCache.txt" ] && ! configured_as_asked "$BUILD_DIR"; then
+    log "$BUILD_DIR/ was configured with CUDABENCH_CMAKE_ARGS='$(cat "$BUILD_DIR/cudabench-cmake-args" 2>/dev/null)'; configuring it again with '${CUDABENCH_CMAKE_ARGS:-}'"
+    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR/CMakeFiles"
+  fi
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     configure=(cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release)
     command -v ninja >/dev/null 2>&1 && configure+=(-G Ninja)
@@ -108,6 +123,7 @@ build() {
     configure=(cmake -S . -B "$BUILD_DIR")  # an earlier configure failed: again, with its cache
   fi
   mkdir -p "$BUILD_DIR"
+  printf '%s' "${CUDABENCH_CMAKE_ARGS:-}" >"$BUILD_DIR/cudabench-cmake-args"
   log "building into $BUILD_DIR/ (log: $build_log)"
   local rc=0
   if [ "$CUDABENCH_VERBOSE" = 1 ]; then
@@ -121,6 +137,38 @@ build() {
     [ $rc -eq 0 ] || cat "$build_log" >&2
   fi
   [ $rc -eq 0 ] || { log "build failed (exit $rc); log: $build_log"; exit 1; }
+}
+
+# A revision's commit (git rev-parse), or exit 2 naming it.
+revision() {
+  git rev-parse --verify --quiet "$1^{commit}" ||
+    { log "'$1' is not a revision of this repository (git rev-parse; cuda_bench options take --name=value); nothing was built or measured"; exit 2; }
+}
+
+# Builds commit $1 in its own worktree build/ab/<sha>/src and build folder
+# build/ab/<sha>/build (build-<checksum> for CMake options other than none; reused);
+# sets built to its cuda_bench. With $2 = base, CUDABENCH_BASE_CMAKE_ARGS, when
+# set (empty too), replaces CUDABENCH_CMAKE_ARGS: a planted candidate against a
+# clean base.
+built=""
+build_revision() {
+  local sha=$1 dir=$ROOT/build/ab/$1 CUDABENCH_CMAKE_ARGS=${CUDABENCH_CMAKE_ARGS:-}
+  [ "${2:-}" != base ] || CUDABENCH_CMAKE_ARGS=${CUDABENCH_BASE_CMAKE_ARGS-$CUDABENCH_CMAKE_ARGS}
+  local folder=$dir/build
+  [ -z "$CUDABENCH_CMAKE_ARGS" ] || folder+=-$(printf '%s' "$CUDABENCH_CMAKE_ARGS" | cksum | cut -d' ' -f1)
+  built=$folder/cuda_bench
+  if [ -x "$built" ] && configured_as_asked "$folder"; then
+    log "reusing the build of ${sha:0:12}: ${built#"$ROOT"/}"
+    return 0
+  fi
+  if [ ! -e "$dir/src/.git" ]; then
+    git worktree prune
+    mkdir -p "$dir"
+    git worktree add --detach "$dir/src" "$sha" >/dev/null 2>&1 ||
+      { log "git worktree add $dir/src ${sha:0:12} failed"; exit 1; }
+  fi
+  (cd "$dir/src" && BUILD_DIR=$folder build)
+  [ -x "$built" ] || { log "the build of ${sha:0:12} made no cuda_bench (${built#"$ROOT"/})"; exit 1; }
 }
 
 # This machine's NVIDIA GPUs from nvidia-smi: GPU_NAMES (one a line), or
