@@ -355,6 +355,12 @@ def test_runs_of_one_source_hash_are_called_an_a_a_comparison(tmp_path, capsys):
         cand = write_run(tmp_path / "cand.json", medians, commit="bbb", context=other)
         assert compare.main([base, cand]) == 0
         assert "same code" not in capsys.readouterr().err, other
+    # A commit and its working tree with changes (tools only): the mark that tells them apart is kept.
+    sha = "e2550996a8f093b1c6b83c94b490377ce582c557"
+    clean = write_run(tmp_path / "clean.json", medians, commit=sha, context=code)
+    dirty = write_run(tmp_path / "dirty.json", medians, commit=sha + "-dirty", context=code)
+    assert compare.main([clean, dirty]) == 0
+    assert "though their commits differ (e2550996a8f0, e2550996a8f0-dirty): an A/A" in capsys.readouterr().err
 
 
 def test_a_3_percent_kernel_slowdown_is_caught_while_the_noisy_host_call_is_allowed_more(tmp_path, calibrated):

@@ -79,23 +79,30 @@ def commit_fake(repo, message, name, keep=True, slower=None, launch=False):
     return git(repo, "rev-parse", "HEAD")
 
 
-def make_repo(tmp_path_factory, commits):
-    """A repository of stand-in builds, one commit per (message, commit_fake keywords)."""
-    repo = tmp_path_factory.mktemp("ab") / "repo"
+def stand_in_repo(top):
+    """top/repo: an empty git repository holding the project's tools; top/bin: the
+    nvidia-smi (an H200), nvcc and cmake stand-ins."""
+    repo = top / "repo"
     repo.mkdir()
     shutil.copytree(ROOT / "tools", repo / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     (repo / ".gitignore").write_text("/build*/\n__pycache__/\n")
     git(repo, "init", "-q")
     git(repo, "config", "user.email", "test@example.com")
     git(repo, "config", "user.name", "test")
-    shas = {name: commit_fake(repo, name, name, **kw) for name, kw in commits}
-    bin_dir = repo.parent / "bin"
+    bin_dir = top / "bin"
     bin_dir.mkdir()
     (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
     (bin_dir / "nvcc").write_text("#!/bin/sh\n")
     (bin_dir / "cmake").write_text(CMAKE)
     for f in bin_dir.iterdir():
         f.chmod(0o755)
+    return repo
+
+
+def make_repo(tmp_path_factory, commits):
+    """A repository of stand-in builds, one commit per (message, commit_fake keywords)."""
+    repo = stand_in_repo(tmp_path_factory.mktemp("ab"))
+    shas = {name: commit_fake(repo, name, name, **kw) for name, kw in commits}
     return repo, shas
 
 

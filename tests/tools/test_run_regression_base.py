@@ -4,14 +4,13 @@ temporary git repository whose commits hold a stand-in cuda_bench (it copies a g
 with nvidia-smi, nvcc and cmake stand-ins (test_run_ab.py's). No GPU, no real build."""
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from conftest import FIXTURES, build_packages_present
-from test_run_ab import CMAKE, git
+from test_run_ab import git, stand_in_repo
 
 from benchtools import compare
 
@@ -48,13 +47,7 @@ def repo(tmp_path_factory):
     """Commits: old (a cuda_bench without --min-samples), base (its suite is gate_base.json); the
     working tree's stand-in is written by each test. The A/A noise file calibrated from gate_h*."""
     top = tmp_path_factory.mktemp("gate")
-    repo = top / "repo"
-    repo.mkdir()
-    shutil.copytree(ROOT / "tools", repo / "tools", ignore=shutil.ignore_patterns("__pycache__"))
-    (repo / ".gitignore").write_text("/build*/\n__pycache__/\n")
-    git(repo, "init", "-q")
-    git(repo, "config", "user.email", "test@example.com")
-    git(repo, "config", "user.name", "test")
+    repo = stand_in_repo(top)
     shas = {}
     for name, help_text in (("old", SAMPLING_HELP.replace("--min-samples", "--min-sample-count")),
                             ("base", SAMPLING_HELP)):
@@ -62,13 +55,6 @@ def repo(tmp_path_factory):
         git(repo, "add", "-A")
         git(repo, "commit", "-q", "-m", name)
         shas[name] = git(repo, "rev-parse", "HEAD")
-    bin_dir = top / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\n")
-    (bin_dir / "nvcc").write_text("#!/bin/sh\n")
-    (bin_dir / "cmake").write_text(CMAKE)
-    for f in bin_dir.iterdir():
-        f.chmod(0o755)
     noise = top / "noise.json"
     assert compare.main(["--calibrate", *(str(FIXTURES / f"gate_h{j}.json") for j in (1, 2, 3)),
                          "--out", str(noise)]) == 0

@@ -290,6 +290,14 @@ def history_note(c: Comparison) -> Optional[str]:
             f"{advice}")
 
 
+def short_commit(commit) -> str:
+    """A commit as the notes print it: 12 hex digits, and the build's "-dirty" (a working
+    tree with changes, git describe's mark) kept, so that two builds of one commit read apart."""
+    text = str(commit)
+    dirty = text.endswith("-dirty")
+    return text[:12] + ("-dirty" if dirty and len(text) > 18 else "")
+
+
 def code_note(c: Comparison) -> Optional[str]:
     """A note when the baseline and the candidate were built from the same code and build
     configuration (one noise.code_key: source_hash, CCCL and CUDA runtime): an A/A
@@ -301,7 +309,7 @@ def code_note(c: Comparison) -> Optional[str]:
     a, b = c.baseline.context, c.candidate.context
     note = f"baseline and candidate were built from the same code and configuration (source_hash {code[0]})"
     if a.get("git_commit") != b.get("git_commit"):
-        note += f" though their commits differ ({str(a.get('git_commit'))[:12]}, {str(b.get('git_commit'))[:12]})"
+        note += f" though their commits differ ({short_commit(a.get('git_commit'))}, {short_commit(b.get('git_commit'))})"
     regressed = c.count(REGRESSED)
     if not regressed:
         return note + ": an A/A comparison"
