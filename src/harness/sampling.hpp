@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,5 +100,33 @@ double target_half_width(const Summary& s, double precision);
 // kMinSamplesForInterval, max_samples below min_samples, placements outside
 // 1 ... kMaxPlacements.
 std::string sampling_options_problem(const SamplingOptions& options);
+
+// A cold graph-timing sample (docs/timing.md): one replay of the flushes alone
+// and one of the flushes with the launches, both in seconds. Its per-launch
+// time is their difference over `launches`.
+struct ColdReplay {
+  double flushes = 0;
+  double work = 0;
+};
+// The first positive per-launch time of up to kColdReplayAttempts replays in a
+// row (`replay` takes one). A replay not slower than its flushes alone is the
+// flushes' own spread, not the launch: it is taken again; kColdReplayAttempts
+// of them in a row throw std::runtime_error naming the last, since then the
+// launch is below what the flushes let one see (time it hot).
+constexpr int kColdReplayAttempts = 3;
+template <class Replay>
+double cold_per_launch_seconds(Replay&& replay, int launches) {
+  ColdReplay last;
+  for (int attempt = 0; attempt < kColdReplayAttempts; ++attempt) {
+    last = replay();
+    const double per_launch = (last.work - last.flushes) / launches;
+    if (per_launch > 0) return per_launch;
+  }
+  throw std::runtime_error("graph timing: " + std::to_string(kColdReplayAttempts) +
+                           " cold replays in a row were not slower than their " + std::to_string(launches) +
+                           " flushes alone (the last: " + std::to_string(last.work * 1e6) + " us against " +
+                           std::to_string(last.flushes * 1e6) +
+                           " us): the launch is below the flush's noise; time it with --cache=hot");
+}
 
 }  // namespace bench

@@ -497,22 +497,19 @@ void GraphTiming::release() {
 
 double GraphTiming::per_launch_seconds() {
   if (mode_ == CacheMode::hot) return timer_.time_gated([this](cudaStream_t s) { replay(work_, s); }) / launches_;
-  timer_.gated([this](cudaStream_t s) {
-    BENCH_CUDA_CHECK(cudaEventRecord(timer_.start_, s));
-    replay(flushes_, s);
-    BENCH_CUDA_CHECK(cudaEventRecord(timer_.mid_, s));
-    replay(work_, s);
-    BENCH_CUDA_CHECK(cudaEventRecord(timer_.stop_, s));
-  });
-  const double flushes = timer_.elapsed_seconds(timer_.start_, timer_.mid_);
-  const double work = timer_.elapsed_seconds(timer_.mid_, timer_.stop_);
-  const double per_launch = (work - flushes) / launches_;
-  if (!(per_launch > 0))
-    throw std::runtime_error("graph timing: a cold replay (" + std::to_string(work * 1e6) +
-                             " us) was not slower than its " + std::to_string(launches_) + " flushes alone (" +
-                             std::to_string(flushes * 1e6) + " us): the launch is below the flush's noise; "
-                             "time it with --cache=hot");
-  return per_launch;
+  return cold_per_launch_seconds(
+      [this] {
+        timer_.gated([this](cudaStream_t s) {
+          BENCH_CUDA_CHECK(cudaEventRecord(timer_.start_, s));
+          replay(flushes_, s);
+          BENCH_CUDA_CHECK(cudaEventRecord(timer_.mid_, s));
+          replay(work_, s);
+          BENCH_CUDA_CHECK(cudaEventRecord(timer_.stop_, s));
+        });
+        return ColdReplay{timer_.elapsed_seconds(timer_.start_, timer_.mid_),
+                          timer_.elapsed_seconds(timer_.mid_, timer_.stop_)};
+      },
+      launches_);
 }
 
 double GraphTiming::replay_seconds(GpuTimer& timer, const Launch& launch, int launches) {

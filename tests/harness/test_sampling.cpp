@@ -188,5 +188,33 @@ TEST(Sampling, PlacementsFitTheBudget) {
   EXPECT_EQ(placements_for(0, false, l2, 8), 8) << "no bytes stated: as asked";
 }
 
+
+// A cold graph-timing sample whose replay was not slower than its flushes alone is the
+// flushes' spread: taken again, up to kColdReplayAttempts in a row, then an error that
+// names the last replay (never a zero or negative time).
+TEST(ColdReplay, ANonPositiveReplayIsTakenAgainThenRefused) {
+  std::vector<ColdReplay> replays = {{300e-6, 290e-6}, {300e-6, 300e-6}, {300e-6, 317e-6}};
+  std::size_t taken = 0;
+  auto next = [&] { return replays.at(taken++); };
+  EXPECT_NEAR(cold_per_launch_seconds(next, 10), 1.7e-6, 1e-15);
+  EXPECT_EQ(taken, 3u);
+  taken = 0;
+  replays = {{300e-6, 317e-6}};
+  EXPECT_NEAR(cold_per_launch_seconds(next, 10), 1.7e-6, 1e-15);  // the first, when it is positive
+  EXPECT_EQ(taken, 1u);
+  taken = 0;
+  replays = {{303e-6, 292.8e-6}, {303e-6, 301e-6}, {303.007990e-6, 292.800009e-6}, {300e-6, 317e-6}};
+  try {
+    cold_per_launch_seconds(next, 10);
+    FAIL() << "expected an error";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(),
+                 "graph timing: 3 cold replays in a row were not slower than their 10 flushes alone (the last: "
+                 "292.800009 us against 303.007990 us): the launch is below the flush's noise; time it with "
+                 "--cache=hot");
+  }
+  EXPECT_EQ(taken, static_cast<std::size_t>(kColdReplayAttempts));
+}
+
 }  // namespace
 }  // namespace bench
