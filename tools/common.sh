@@ -110,7 +110,8 @@ build() {
   local build_log=$BUILD_DIR/build-log.txt configure=()
   if [ -f "$BUILD_DIR/CMakeCache.txt" ] && ! configured_as_asked "$BUILD_DIR"; then
     log "$BUILD_DIR/ was configured with CUDABENCH_CMAKE_ARGS='$(cat "$BUILD_DIR/cudabench-cmake-args" 2>/dev/null)'; configuring it again with '${CUDABENCH_CMAKE_ARGS:-}'"
-    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR/CMakeFiles"
+    rm -rf "$BUILD_DIR/CMakeCache.txt" "$BUILD_DIR/CMakeFiles" "$BUILD_DIR/build.ninja" "$BUILD_DIR/Makefile" \
+      "$BUILD_DIR/cudabench-cmake-args"
   fi
   if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
     configure=(cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release)
@@ -123,7 +124,6 @@ build() {
     configure=(cmake -S . -B "$BUILD_DIR")  # an earlier configure failed: again, with its cache
   fi
   mkdir -p "$BUILD_DIR"
-  printf '%s' "${CUDABENCH_CMAKE_ARGS:-}" >"$BUILD_DIR/cudabench-cmake-args"
   log "building into $BUILD_DIR/ (log: $build_log)"
   local rc=0
   if [ "$CUDABENCH_VERBOSE" = 1 ]; then
@@ -137,6 +137,9 @@ build() {
     [ $rc -eq 0 ] || cat "$build_log" >&2
   fi
   [ $rc -eq 0 ] || { log "build failed (exit $rc); log: $build_log"; exit 1; }
+  # Only a folder that configured and built says what it was configured with: after
+  # a failure the next build starts from scratch again.
+  printf '%s' "${CUDABENCH_CMAKE_ARGS:-}" >"$BUILD_DIR/cudabench-cmake-args"
 }
 
 # A revision's commit (git rev-parse), or exit 2 naming it.

@@ -54,10 +54,16 @@ open(out, "w").write(json.dumps(doc))
 """
 
 CMAKE = """#!/bin/sh
-# configure (-B DIR) makes the build folder; --build DIR "builds": copies this tree's stand-in
+# configure (-B DIR) makes the build folder (with FAKE_CMAKE_FAIL set it fails half-way, as
+# CMake does: a cache, no build.ninja); --build DIR "builds": copies this tree's stand-in
 if [ "$1" = --build ]; then cp fake_cuda_bench "$2/cuda_bench"; chmod +x "$2/cuda_bench"; exit 0; fi
 while [ $# -gt 0 ]; do
-  case $1 in -B) mkdir -p "$2"; : > "$2/CMakeCache.txt"; : > "$2/build.ninja"; shift 2 ;; *) shift ;; esac
+  case $1 in
+    -B) mkdir -p "$2"; : > "$2/CMakeCache.txt"
+        if [ -n "$FAKE_CMAKE_FAIL" ]; then echo "CMake Error: a stand-in failure" >&2; exit 1; fi
+        : > "$2/build.ninja"; shift 2 ;;
+    *) shift ;;
+  esac
 done
 """
 

@@ -29,6 +29,7 @@ if "--help" in args:
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write({name!r} + " " + " ".join(args) + "\\n")
 shutil.copy({path!r}, next(a.split("=", 1)[1] for a in args if a.startswith("--benchmark_out=")))
+sys.exit(1 if '"error_occurred": true' in open({path!r}).read() else 0)   # as cuda_bench: 1 when some errored
 """
 
 needs_build_packages = pytest.mark.skipif(not build_packages_present(),
@@ -36,9 +37,12 @@ needs_build_packages = pytest.mark.skipif(not build_packages_present(),
 
 
 def write_fake(repo, name, fixture, help_text=SAMPLING_HELP):
+    """The stand-in cuda_bench of the working tree: it writes gate_<fixture>.json, or the file
+    at `fixture` when that is a path."""
+    path = fixture if isinstance(fixture, Path) else FIXTURES / f"gate_{fixture}.json"
     fake = repo / "fake_cuda_bench"
     fake.write_text(FAKE_CUDA_BENCH.format(python=sys.executable, name=name, fixture=fixture, help=help_text,
-                                           path=str(FIXTURES / f"gate_{fixture}.json")))
+                                           path=str(path)))
     fake.chmod(0o755)
 
 
@@ -61,14 +65,15 @@ def repo(tmp_path_factory):
     return repo, shas, noise
 
 
-def run_gate(repo, noise, *args, **env):
-    bin_dir = repo.parent / "bin"
+def run_gate(repo, noise, *args, bin_dir=None, **env):
+    bin_dir = bin_dir or repo.parent / "bin"
     log = repo.parent / "cuda_bench.log"
     log.unlink(missing_ok=True)
     r = subprocess.run([str(repo / "tools/run-regression"), *args], cwd=repo, capture_output=True, text=True,
                        timeout=300,
                        env={"HOME": os.environ.get("HOME", "/tmp"), "FAKE_LOG": str(log), "REGRESSION_NOISE": str(noise),
-                            "PATH": ":".join([str(bin_dir), str(Path(sys.executable).parent), "/usr/bin", "/bin"]),
+                            "PATH": ":".join([str(bin_dir), str(repo.parent / "bin"), str(Path(sys.executable).parent),
+                                              "/usr/bin", "/bin"]),
                             **env})
     calls = log.read_text().splitlines() if log.exists() else []
     return r, calls
@@ -137,6 +142,60 @@ def test_a_build_folder_configured_otherwise_is_configured_again(repo):
 
 
 @needs_build_packages
+def test_a_configure_that_failed_is_done_again_from_scratch(repo):
+    repo, _, noise = repo
+    write_fake(repo, "worktree", "aa1")
+    args = {"BUILD_DIR": "build-failing", "CUDABENCH_CMAKE_ARGS": "-DCUDABENCH_PLANTED_SLOWDOWN_PERCENT=3",
+            "CUDABENCH_BASE_CMAKE_ARGS": ""}
+    r, _ = run_gate(repo, noise, "--base", "HEAD", "--out", "gate-f", FAKE_CMAKE_FAIL="1", **args)
+    assert r.returncode == 1 and "build failed" in r.stderr
+    assert not (repo / "build-failing/cudabench-cmake-args").exists()   # a failed folder says nothing
+    r, _ = run_gate(repo, noise, "--base", "HEAD", "--out", "gate-f", **args)     # the cause mended
+    assert r.returncode == 0, r.stderr
+    assert (repo / "build-failing/cudabench-cmake-args").read_text() == args["CUDABENCH_CMAKE_ARGS"]
+
+
+@needs_build_packages
+def test_errors_in_the_base_leave_the_rest_judged(repo, tmp_path):
+    repo, shas, noise = repo
+    broken = json.loads((FIXTURES / "gate_base.json").read_text())
+    name = broken["benchmarks"][0]["run_name"]
+    broken["benchmarks"] = [b for b in broken["benchmarks"] if b["run_name"] != name] + [
+        {"name": name, "run_name": name, "run_type": "iteration", "error_occurred": True,
+         "error_message": "verification failed"}]                      # as cuda_bench writes an error
+    (tmp_path / "broken_base.json").write_text(json.dumps(broken))
+    git(repo, "checkout", "-q", "-b", "broken-base")
+    write_fake(repo, "broken", tmp_path / "broken_base.json")
+    git(repo, "commit", "-qam", "a base with one benchmark broken")
+    try:
+        write_fake(repo, "worktree", "aa1")
+        r, calls = run_gate(repo, noise, "--base", "HEAD", "--out", "gate-broken")
+        assert [c.split()[0] for c in calls] == ["broken", "worktree"]
+        assert "==> warning: the base's suite reported errors (above)" in r.stderr
+        assert r.returncode == 0, r.stderr
+        _, rows = verdicts(repo, "gate-broken")
+        assert set(rows.values()) == {compare.UNCHANGED}                # the rest judged, the mended one too
+    finally:
+        git(repo, "checkout", "-q", "-f", "master" if "master" in git(repo, "branch") else "main")
+
+
+@needs_build_packages
+def test_several_gpu_models_take_base_with_the_noise_file_named(repo, tmp_path):
+    repo, _, noise = repo
+    two = tmp_path / "bin-two"
+    two.mkdir()
+    (two / "nvidia-smi").write_text("#!/bin/sh\necho 'NVIDIA H200'\necho 'NVIDIA H100 80GB HBM3'\n")
+    (two / "nvidia-smi").chmod(0o755)
+    write_fake(repo, "worktree", "aa1")
+    r, calls = run_gate(repo, noise, "--base", "HEAD", "--out", "gate-two", bin_dir=two)
+    assert r.returncode == 0, r.stderr
+    assert [c.split()[0] for c in calls] == ["base", "worktree"]
+    r, calls = run_gate(repo, noise, "--base", "HEAD", bin_dir=two, REGRESSION_NOISE="")
+    assert r.returncode == 2 and calls == []
+    assert "(with --base: REGRESSION_NOISE=results/regression/noise_<model>.json)" in r.stderr
+
+
+@needs_build_packages
 def test_a_base_from_before_the_gate_s_sampling_is_refused_before_measuring(repo):
     repo, shas, noise = repo
     write_fake(repo, "worktree", "aa1")
@@ -155,6 +214,7 @@ def test_a_base_from_before_the_gate_s_sampling_is_refused_before_measuring(repo
     (["--base", "HEAD", "--refresh-baseline"], "==> --base and --refresh-baseline: a refresh measures this "
                                                "revision only"),
     (["--base"], "==> --base needs a value"),
+    (["--base", ""], "==> --base needs a value"),
 ])
 def test_bad_base_usage_is_one_line_and_exit_2(repo, args, message):
     repo, _, noise = repo
