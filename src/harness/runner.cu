@@ -258,6 +258,10 @@ Runner::Attempt Runner::attempt(const std::vector<Member>& members, long long re
     for (std::size_t k = 0; k < live.size(); ++k) {
       const std::size_t i = live[k];
       const Sampled& s = sampled[k];
+      if (!s.error.empty()) {  // this member alone: the group's others were sampled on
+        fail(members[i].name, s.error);
+        continue;
+      }
       Result r;
       r.graph_launches = timed[i]->graph_launches();
       r.record.samples = s.summary.n;

@@ -111,8 +111,13 @@ struct ColdReplay {
 // The first positive per-launch time of up to kColdReplayAttempts replays in a
 // row (`replay` takes one). A replay not slower than its flushes alone is the
 // flushes' own spread, not the launch: it is taken again; kColdReplayAttempts
-// of them in a row throw std::runtime_error naming the last, since then the
-// launch is below what the flushes let one see (time it hot).
+// of them in a row throw BelowNoise naming the last, since then the launch is
+// below what the flushes let one see (time it hot). BelowNoise is the
+// benchmark's own failure: an interleaved group samples on without it.
+class BelowNoise : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 constexpr int kColdReplayAttempts = 3;
 template <class Replay>
 double cold_per_launch_seconds(Replay&& replay, int launches) {
@@ -122,7 +127,7 @@ double cold_per_launch_seconds(Replay&& replay, int launches) {
     const double per_launch = (last.work - last.flushes) / launches;
     if (per_launch > 0) return per_launch;
   }
-  throw std::runtime_error("graph timing: " + std::to_string(kColdReplayAttempts) +
+  throw BelowNoise("graph timing: " + std::to_string(kColdReplayAttempts) +
                            " cold replays in a row were not slower than their " + std::to_string(launches) +
                            " flushes alone (the last: " + std::to_string(last.work * 1e6) + " us against " +
                            std::to_string(last.flushes * 1e6) +

@@ -325,9 +325,14 @@ void GpuTimer::take_rounds(const std::vector<TimedLaunch*>& launches, std::size_
     for (std::size_t r = 0; r < rounds; ++r) {
       for (std::size_t m = 0; m < launches.size(); ++m) {
         TimedLaunch& t = *launches[m];
+        if (!out[m].error.empty()) continue;  // this member stopped; the others go on
         if (t.graph_) {
           release_gate();  // the replay synchronises: nothing may stay held ahead of it
-          out[m].seconds.push_back(t.graph_->per_launch_seconds());  // gated: synchronises itself
+          try {
+            out[m].seconds.push_back(t.graph_->per_launch_seconds());  // gated: synchronises itself
+          } catch (const BelowNoise& e) {
+            out[m].error = e.what();
+          }
         } else if (t.host_work_) {
           release_gate();
           out[m].seconds.push_back(time_launch(t.launch_, t.mode_, true));  // drains the stream first
@@ -381,20 +386,25 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
     n += rounds;
     bool all_precise = true;
     double worst = 0;  // the widest interval over its target
+    std::size_t sampling = 0;  // members still sampled (none stopped on an error)
     for (Sampled& m : out) {
+      if (!m.error.empty()) continue;
+      ++sampling;
       m.summary = summarize(m.seconds);
       all_precise = all_precise && precise_enough(m.summary, options.precision);
       const double target = target_half_width(m.summary, options.precision);
       worst = std::max(worst, target > 0 ? m.summary.relative_half_width() / target
                                          : std::numeric_limits<double>::infinity());
     }
+    if (sampling == 0) break;  // every member stopped on an error
     const double elapsed = since(start);
     stop = stop_reason(n, all_precise, elapsed, launches.size(), options);
     if (stop != SampleStop::none) break;
     rounds = next_rounds(n, worst, per_round, elapsed, launches.size(), options);
     if (rounds == 0) stop = SampleStop::time;  // not one more round fits in the time left
   }
-  for (Sampled& m : out) m.stop = precise_enough(m.summary, options.precision) ? SampleStop::precision : stop;
+  for (Sampled& m : out)
+    if (m.error.empty()) m.stop = precise_enough(m.summary, options.precision) ? SampleStop::precision : stop;
   return out;
 }
 

@@ -111,6 +111,9 @@ struct Sampled {
   std::vector<double> seconds;
   Summary summary;
   SampleStop stop = SampleStop::none;
+  // Set when this member could not be sampled (BelowNoise, graph timing): it took
+  // no more samples and its summary means nothing; the group's others went on.
+  std::string error;
 };
 
 class GpuTimer {
