@@ -128,10 +128,10 @@ double cold_per_launch_seconds(Replay&& replay, int launches) {
     if (per_launch > 0) return per_launch;
   }
   throw BelowNoise("graph timing: " + std::to_string(kColdReplayAttempts) +
-                           " cold replays in a row were not slower than their " + std::to_string(launches) +
-                           " flushes alone (the last: " + std::to_string(last.work * 1e6) + " us against " +
-                           std::to_string(last.flushes * 1e6) +
-                           " us): the launch is below the flush's noise; time it with --cache=hot");
+                   " cold replays in a row were not slower than their " + std::to_string(launches) +
+                   " flushes alone (the last: " + std::to_string(last.work * 1e6) + " us against " +
+                   std::to_string(last.flushes * 1e6) +
+                   " us): the launch is below the flush's noise; time it with --cache=hot");
 }
 
 }  // namespace bench
