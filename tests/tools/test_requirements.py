@@ -57,3 +57,30 @@ def test_check_fails_for_an_interpreter_without_them(monkeypatch, capsys):
     monkeypatch.setattr(requirements, "missing", lambda reqs: ["numpy>=1.21 (not installed)"])
     assert requirements.main(["--check"]) == 1
     assert capsys.readouterr().err == f"{sys.executable} lacks: numpy>=1.21 (not installed)\n"
+
+
+def _python_without_scipy():
+    """An interpreter on this machine that lacks scipy (Debian's python3 outside the venv), or None."""
+    import shutil
+    import subprocess
+    for candidate in ("/usr/bin/python3", shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin")):
+        if candidate and subprocess.run([candidate, "-c", "import scipy"], capture_output=True).returncode != 0:
+            return candidate
+    return None
+
+
+@pytest.mark.skipif(_python_without_scipy() is None, reason="every python3 here has scipy: the refusal cannot be seen")
+@pytest.mark.parametrize("cli", ["table", "compare", "ab", "plot"])
+def test_a_python_without_the_requirements_gets_one_line_and_exit_2(cli):
+    import os
+    import subprocess
+    from pathlib import Path
+    python = _python_without_scipy()
+    tools = Path(__file__).resolve().parents[2] / "tools"
+    r = subprocess.run([python, "-m", f"benchtools.{cli}", "--help"], capture_output=True, text=True,
+                       env={"PATH": "/usr/bin:/bin", "HOME": os.environ.get("HOME", "/tmp"), "PYTHONPATH": str(tools)})
+    assert r.returncode == 2 and r.stdout == ""
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and "Traceback" not in r.stderr, r.stderr
+    assert lines[0].startswith(f"benchtools: {python} lacks the tools' requirements: ")
+    assert "scipy>=1.7 (not installed)" in lines[0] and "tools/requirements.lock" in lines[0]
