@@ -37,6 +37,30 @@ using launch_floor::floor_max;
 using launch_floor::floor_min;
 using launch_floor::kNoIndex;
 
+// The tables of max and min depart from floor_sum's at 2^12 alone, which the
+// build checks (departs_only_within); the check itself, on tables that drift:
+// kAuto without its 2^18 row (2^14 < n <= 2^18 would take 256 x 4), and kAuto
+// with its 2^12 row changed (refused unless that range is the one let go).
+using launch_floor::AutoRow;
+using launch_floor::departs_only_within;
+using launch_floor::kAuto;
+constexpr std::size_t kVec2p12 = std::size_t{1} << 10;  // vectors of 2^12 four-byte elements
+constexpr AutoRow kMissingARow[] = {{std::size_t{1} << 8, {128, 4}}, {std::size_t{1} << 10, {256, 4}},
+                                    {std::size_t{1} << 12, {512, 8}}, {std::size_t{1} << 18, {256, 4}},
+                                    {std::size_t{1} << 20, {512, 4}}, {std::size_t{1} << 23, {512, 8}},
+                                    {std::size_t{1} << 24, {1024, 4}}, {~std::size_t{0}, {512, 8}}};
+constexpr AutoRow kOtherAt2p12[] = {{std::size_t{1} << 8, {128, 4}},  {std::size_t{1} << 10, {512, 2}},
+                                    {std::size_t{1} << 12, {512, 8}}, {std::size_t{1} << 16, {256, 1}},
+                                    {std::size_t{1} << 18, {256, 4}}, {std::size_t{1} << 20, {512, 4}},
+                                    {std::size_t{1} << 23, {512, 8}}, {std::size_t{1} << 24, {1024, 4}},
+                                    {~std::size_t{0}, {512, 8}}};
+static_assert(departs_only_within(kAuto, kAuto, 0, 0), "a table departs from itself nowhere");
+static_assert(!departs_only_within(kMissingARow, kAuto, 0, kVec2p12), "a lost row is seen");
+static_assert(!departs_only_within(kOtherAt2p12, kAuto, 0, 0), "a changed row is seen");
+static_assert(!departs_only_within(kOtherAt2p12, kAuto, kVec2p12 / 2 + 1, kVec2p12), "its first vectors too");
+static_assert(departs_only_within(kOtherAt2p12, kAuto, kVec2p12 / 4, kVec2p12), "the range it changes");
+static_assert(departs_only_within(launch_floor::kExtremumAuto, kAuto, kVec2p12 / 2, kVec2p12), "max and min");
+
 // Host results, folded from the identity as the families' references fold
 // them (bench::Max / Min, the argmax rule: greater, or equal at a lower index).
 template <class T>
@@ -386,13 +410,14 @@ TEST_F(FloorOps, ChoiceByNAcrossTheTableRows) {
   const float* fa = random_dataset<float>(top).device.get();
   const float* fb = random_dataset<float>(top, 1).device.get();
   DeviceBuffer<float> twin(1);
-  for (std::size_t n : {std::size_t{1}, std::size_t{512}, std::size_t{513}, std::size_t{2048}, std::size_t{4100},
-                        std::size_t{1} << 16, (std::size_t{1} << 17) + 4, std::size_t{1} << 20,
-                        (std::size_t{1} << 21) + 4, top - 3}) {
+  for (std::size_t n : {std::size_t{1}, std::size_t{512}, std::size_t{513}, std::size_t{2048}, std::size_t{2051},
+                        std::size_t{4096}, std::size_t{4100}, std::size_t{1} << 16, (std::size_t{1} << 17) + 4,
+                        std::size_t{1} << 20, (std::size_t{1} << 21) + 4, top - 3}) {
     for (std::size_t offset : {0, 3}) {
       expect_max_min_argmax(ints.device.get() + offset, ints.host.data() + offset, n, Config{}, where(n, offset, {}));
       float* out = reinterpret_cast<float*>(out_.get());
-      const Config row = launch_floor::choose(launch_floor::kDotAuto, n / 2);
+      using Dot = launch_floor::DotPolicy<true>;  // the table's key: whole 16-byte vectors of both inputs
+      const Config row = launch_floor::choose(launch_floor::kDotAuto, launch_floor::detail::vectors_read<Dot>(n));
       ASSERT_EQ(floor_dot(fa + offset, fb + offset, n, out, stream_), cudaSuccess);
       ASSERT_EQ(floor_dot(fa + offset, fb + offset, n, twin.get(), stream_, row), cudaSuccess);
       const float x = fetch(out), y = fetch(twin.get());

@@ -24,7 +24,12 @@
 // because a dot thread loads two vectors per batch step: (block, batch / 2)
 // keeps the sum row's loads in flight per thread, bytes per tile and so tiles
 // and blocks at the same bytes. The 1-batch row stays 1 (twice the bytes per
-// tile, half the blocks). The dot sweep (floor_dot_fixed) re-picks it.
+// tile, half the blocks). The dot sweep (floor_dot_fixed) re-picks it. At
+// 2^11 < n <= 2^12, 512 x 2 rather than the halved 512 x 4: under
+// `--timing=graph` at 2^12, tools/run-ab against 512 x 4, 6 rounds,
+// 2026-11-27: an H100 2.8% and an H200 4.4% faster; events timing no
+// different (results/versus/n12_landed_20261127/; max and min took the same
+// step, floor_minmax.cuh).
 //
 // Independent of the benchmark harness: only CUDA and libcu++ headers.
 #pragma once
@@ -36,6 +41,7 @@ namespace bench::launch_floor {
 inline constexpr AutoRow kDotAuto[] = {
     {std::size_t{1} << 8, {128, 2}},   // n <= 2^9: the tile kernel, one block
     {std::size_t{1} << 10, {256, 2}},  // n <= 2^11
+    {std::size_t{1} << 11, {512, 2}},  // n <= 2^12: 4 loads in flight per thread (see above)
     {std::size_t{1} << 12, {512, 4}},  // n <= 2^13
     {std::size_t{1} << 16, {256, 1}},  // n <= 2^17: a tile per block
     {std::size_t{1} << 18, {256, 2}},  // n <= 2^19

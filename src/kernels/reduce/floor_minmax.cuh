@@ -21,7 +21,8 @@
 // Policy: a 16-byte vector's four elements reduced pairwise; warps and a
 // block's warps in one redux.sync each (floats as ordered keys); blocks publish
 // (flag << 32 | value bits) in one relaxed 8-byte store (the packed slot),
-// block 0 polls. floor_sum's auto table (same loads, same bytes).
+// block 0 polls. floor_sum's auto table (same loads, same bytes) but at 2^12
+// (kExtremumAuto, below).
 //
 // Independent of the benchmark harness: only CUDA and libcu++ headers.
 #pragma once
@@ -119,6 +120,33 @@ struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits
   }
 };
 
+// The auto table of max and min: floor_sum's (kAuto), but 512 x 2 for calls
+// of 2^11 < n <= 2^12 four-byte elements (one block, a 4096-element tile of
+// two loads per thread in flight, where the sum's row has 256 x 4). Under
+// `--timing=graph` (the device's cost per launch) at 2^12, tools/run-ab
+// against 256 x 4, 6 rounds, 2026-11-27 (results/versus/n12_landed_20261127/):
+// an H100 2.3-3.3% faster, int32 and float32; an H200 2.2-2.5% faster, min
+// int32 no different (-0.7%). Events timing tells them apart on neither (the
+// launch's offsets, 0.5-2%). With 256 x 4, CUB's Reduce with
+// cuda::maximum/minimum had read up to 1.4% cheaper than floor_max/min under
+// graph timing on H100s; with 512 x 2 no CUB path is cheaper on either board. The
+// sum keeps 256 x 4 (int32 0.6-1.4% slower with 512 x 2 on H100s).
+inline constexpr AutoRow kExtremumAuto[] = {
+    {std::size_t{1} << 8, {128, 4}},   // n <= 2^10
+    {std::size_t{1} << 9, {256, 4}},   // n <= 2^11
+    {std::size_t{1} << 10, {512, 2}},  // n <= 2^12: one block, 2 loads in flight per thread
+    {std::size_t{1} << 12, {512, 8}},  // from here as kAuto
+    {std::size_t{1} << 16, {256, 1}},
+    {std::size_t{1} << 18, {256, 4}},
+    {std::size_t{1} << 20, {512, 4}},
+    {std::size_t{1} << 23, {512, 8}},
+    {std::size_t{1} << 24, {1024, 4}},
+    {~std::size_t{0}, {512, 8}},
+};
+static_assert(auto_table_is_valid(kExtremumAuto), "kExtremumAuto: every row compiled, limits rising, the last unbounded");
+static_assert(departs_only_within(kExtremumAuto, kAuto, std::size_t{1} << 9, std::size_t{1} << 10),
+              "kExtremumAuto: kAuto's rows but for 2^11 < n <= 2^12");
+
 template <class T>
 using MaxPolicy = ExtremumPolicy<T, true>;
 template <class T>
@@ -128,7 +156,7 @@ using MinPolicy = ExtremumPolicy<T, false>;
 // Config on the current device (Config{}: every row of the auto table).
 template <class T, bool IsMax>
 cudaError_t floor_minmax_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
-  return detail::workspace_bytes<ExtremumPolicy<T, IsMax>>(kAuto, bytes, cfg);
+  return detail::workspace_bytes<ExtremumPolicy<T, IsMax>>(kExtremumAuto, bytes, cfg);
 }
 
 // The maximum of in[0, n) into *out (device memory), using the built-in
@@ -137,25 +165,25 @@ cudaError_t floor_minmax_workspace_bytes(std::size_t* bytes, Config cfg = {}) {
 // not compiled.
 template <class T>
 cudaError_t floor_max(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
-  return detail::run_builtin(MaxPolicy<T>{}, kAuto, in, n, out, stream, cfg);
+  return detail::run_builtin(MaxPolicy<T>{}, kExtremumAuto, in, n, out, stream, cfg);
 }
 // As above with the caller's workspace (floor_minmax_workspace_bytes<T, true>(cfg)
 // bytes, 16-byte aligned, zero-filled once when allocated; each call leaves it zeroed).
 template <class T>
 cudaError_t floor_max(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
                       cudaStream_t stream, Config cfg = {}) {
-  return detail::run_caller(MaxPolicy<T>{}, kAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
+  return detail::run_caller(MaxPolicy<T>{}, kExtremumAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
 }
 
 // The minimum, as floor_max.
 template <class T>
 cudaError_t floor_min(const T* in, std::size_t n, T* out, cudaStream_t stream, Config cfg = {}) {
-  return detail::run_builtin(MinPolicy<T>{}, kAuto, in, n, out, stream, cfg);
+  return detail::run_builtin(MinPolicy<T>{}, kExtremumAuto, in, n, out, stream, cfg);
 }
 template <class T>
 cudaError_t floor_min(const T* in, std::size_t n, T* out, void* workspace, std::size_t workspace_bytes,
                       cudaStream_t stream, Config cfg = {}) {
-  return detail::run_caller(MinPolicy<T>{}, kAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
+  return detail::run_caller(MinPolicy<T>{}, kExtremumAuto, in, n, out, workspace, workspace_bytes, stream, cfg);
 }
 
 }  // namespace bench::launch_floor

@@ -141,6 +141,26 @@ constexpr Config choose(const AutoRow (&table)[R], std::size_t vectors) {
   return table[R - 1].config;
 }
 
+// An op's own table that departs from another only for calls of (lo, hi]
+// vectors: both choose alike at every row limit outside that range and one
+// past it (a table that drifts from the one it copies fails the build).
+template <std::size_t R, std::size_t S>
+constexpr bool departs_only_within(const AutoRow (&table)[R], const AutoRow (&from)[S], std::size_t lo,
+                                   std::size_t hi) {
+  const auto alike = [&](std::size_t v) {
+    const Config a = choose(table, v), b = choose(from, v);
+    return (v > lo && v <= hi) || (a.block == b.block && a.batch == b.batch);
+  };
+  const auto rows_alike = [&](const AutoRow& row) {
+    return alike(row.max_vectors) && (row.max_vectors == ~std::size_t{0} || alike(row.max_vectors + 1));
+  };
+  for (const AutoRow& row : table)
+    if (!rows_alike(row)) return false;
+  for (const AutoRow& row : from)
+    if (!rows_alike(row)) return false;
+  return alike(1);
+}
+
 // The auto table of floor_sum, and of every op that reads the same bytes the
 // same way (max, min, argmax: their loads are the sum's; argmax only carries
 // more through the combine), keyed by 16-byte vectors read. Picked from H200
