@@ -1,0 +1,100 @@
+"""tools/run-sanitizers end to end, with stand-ins: nvidia-smi, nvcc and cmake (the
+"build" writes a gpu_tests that lists and runs its tests as GoogleTest does) and a
+compute-sanitizer that runs it and prints its summary. What SANITIZER_FILTER selects,
+declaration tests or any other GPU test, and what the run then says."""
+import os
+import subprocess
+import sys
+
+import pytest
+from test_run_ab import needs_build_packages, stand_in_repo
+
+GPU_TESTS = """#!{python}
+# A stand-in gpu_tests: two plain tests and two declaration tests, GoogleTest's listing
+# and run output for those --gtest_filter selects (':'-separated globs).
+import fnmatch, os, sys
+TESTS = [("FloorOps", "ChoiceByNAcrossTheTableRows", None), ("FloorOps", "BothSidesOfTheOneWaveEdge", None),
+         ("Declarations/EveryDeclaration", "CorrectAtAwkwardSizesForEveryBlockAndBatch/reduce_max_i32_floor_max",
+          "reduce_max/i32/floor_max"),
+         ("Declarations/EveryDeclaration", "MisalignedPointersAreHandledOrRefusedClearly/reduce_max_i32_floor_max",
+          "reduce_max/i32/floor_max")]
+args = dict(a.split("=", 1) for a in sys.argv[1:] if "=" in a)
+patterns = args.get("--gtest_filter", "*").split(":")
+chosen = [t for t in TESTS if any(fnmatch.fnmatchcase(t[0] + "." + t[1], p) for p in patterns)]
+if "--gtest_list_tests" in sys.argv:
+    suite = None
+    for s, name, param in chosen:
+        if s != suite:
+            print(s + ".")
+            suite = s
+        print("  " + name + ("  # GetParam() = " + '"' + param + '"' if param else ""))
+    sys.exit(0)
+print("[==========] Running %d tests" % len(chosen))
+for s, name, _ in chosen:
+    print("[ RUN      ] %s.%s" % (s, name))
+    print("[       OK ] %s.%s (1 ms)" % (s, name))
+print("[  PASSED  ] %d tests." % len(chosen))
+"""
+
+CMAKE = """#!/bin/sh
+# configure (-B DIR) makes the build folder; --build DIR "builds" the stand-in gpu_tests
+if [ "$1" = --build ]; then mkdir -p "$2/tests"; cp fake_gpu_tests "$2/tests/gpu_tests"; exit 0; fi
+while [ $# -gt 0 ]; do
+  case $1 in
+    -B) mkdir -p "$2"; : > "$2/CMakeCache.txt"; : > "$2/build.ninja"; shift 2 ;;
+    *) shift ;;
+  esac
+done
+"""
+
+SANITIZER = """#!/bin/sh
+# compute-sanitizer --tool T --error-exitcode 1 EXE ARGS: runs EXE, reports no error
+shift 4
+echo "========= COMPUTE-SANITIZER"
+"$@"
+echo "========= ERROR SUMMARY: 0 errors"
+"""
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory):
+    repo = stand_in_repo(tmp_path_factory.mktemp("sanitizers"))
+    (repo / "fake_gpu_tests").write_text(GPU_TESTS.format(python=sys.executable))
+    bin_dir = repo.parent / "bin"
+    (bin_dir / "cmake").write_text(CMAKE)
+    (bin_dir / "compute-sanitizer").write_text(SANITIZER)
+    for f in [repo / "fake_gpu_tests", *bin_dir.iterdir()]:
+        f.chmod(0o755)
+    return repo
+
+
+def run_sanitizers(repo, test_filter):
+    path = [str(repo.parent / "bin"), os.path.dirname(sys.executable), "/usr/bin", "/bin"]
+    env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": ":".join(path), "SANITIZER_SHARDS": "1",
+           "SANITIZER_FILTER": test_filter}
+    return subprocess.run([str(repo / "tools/run-sanitizers"), "--tools", "memcheck,synccheck"], cwd=repo,
+                          capture_output=True, text=True, timeout=300, env=env)
+
+
+@needs_build_packages
+def test_tests_that_take_no_declaration_are_run_and_counted(repo):
+    r = run_sanitizers(repo, "FloorOps.ChoiceByNAcrossTheTableRows")
+    assert r.returncode == 0, r.stderr
+    assert "2 tools x 1 tests" in r.stderr
+    assert "no unexplained findings" in r.stderr
+    log = (repo / "build/sanitizers/memcheck.0.log").read_text()
+    assert "[       OK ] FloorOps.ChoiceByNAcrossTheTableRows" in log
+
+
+@needs_build_packages
+def test_declaration_tests_are_counted_by_declaration(repo):
+    r = run_sanitizers(repo, "*EveryDeclaration*floor_max*:FloorOps.BothSidesOfTheOneWaveEdge")
+    assert r.returncode == 0, r.stderr
+    assert "2 tools x 1 declarations (3 tests:" in r.stderr
+
+
+@needs_build_packages
+def test_a_filter_that_selects_nothing_is_refused_in_one_line(repo):
+    r = run_sanitizers(repo, "NoSuchSuite.*")
+    assert r.returncode == 2
+    assert "SANITIZER_FILTER='NoSuchSuite.*' selects no test" in r.stderr
