@@ -174,13 +174,15 @@ build_revision() {
   [ -x "$built" ] || { log "the build of ${sha:0:12} made no cuda_bench (${built#"$ROOT"/})"; exit 1; }
 }
 
-# Whether the cuda_bench at $1 lists the option $2 (a name: --launch, --keep-samples)
-# in its --help: how run-ab and run-regression --base tell an older build's options.
-# (The help is read whole first: grep -q closing a pipe early would fail it under pipefail.)
+# Whether the cuda_bench at $1 lists the option $2 (a name of letters and '-':
+# --launch, --keep-samples) in its --help, at the start of a line (not an option
+# another one's text mentions): how run-ab and run-regression --base tell an older
+# build's options. (The help is read whole first: grep -q closing a pipe early
+# would fail it under pipefail.)
 bench_has_option() {
   local help
   help=$("$1" --help 2>&1 || true)
-  grep -qE -- "$2([= ]|$)" <<<"$help"
+  grep -qE -- "^[[:space:]]*$2([= ]|$)" <<<"$help"
 }
 
 # This machine's NVIDIA GPUs from nvidia-smi: GPU_NAMES (one a line), or

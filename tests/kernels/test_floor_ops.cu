@@ -57,9 +57,15 @@ constexpr AutoRow kOtherAt2p12[] = {{std::size_t{1} << 8, {128, 4}},  {std::size
 static_assert(departs_only_within(kAuto, kAuto, 0, 0), "a table departs from itself nowhere");
 static_assert(!departs_only_within(kMissingARow, kAuto, 0, kVec2p12), "a lost row is seen");
 static_assert(!departs_only_within(kOtherAt2p12, kAuto, 0, 0), "a changed row is seen");
-static_assert(!departs_only_within(kOtherAt2p12, kAuto, kVec2p12 / 2 + 1, kVec2p12), "its first vectors too");
+static_assert(!departs_only_within(kOtherAt2p12, kAuto, kVec2p12 / 4 + 1, kVec2p12), "its first vector too");
 static_assert(departs_only_within(kOtherAt2p12, kAuto, kVec2p12 / 4, kVec2p12), "the range it changes");
 static_assert(departs_only_within(launch_floor::kExtremumAuto, kAuto, kVec2p12 / 2, kVec2p12), "max and min");
+static_assert(!departs_only_within(launch_floor::kExtremumAuto, kAuto, kVec2p12 / 2 + 1, kVec2p12), "lower edge");
+static_assert(!departs_only_within(launch_floor::kExtremumAuto, kAuto, kVec2p12 / 2, kVec2p12 - 1), "upper edge");
+// Key 0 (n < 4: no whole vector) is outside a range that starts at 0.
+constexpr AutoRow kOtherAtZero[] = {{4, {128, 4}}, {~std::size_t{0}, {512, 8}}};
+constexpr AutoRow kAtZero[] = {{4, {256, 4}}, {~std::size_t{0}, {512, 8}}};
+static_assert(!departs_only_within(kOtherAtZero, kAtZero, 0, 4), "key 0 is seen");
 
 // Host results, folded from the identity as the families' references fold
 // them (bench::Max / Min, the argmax rule: greater, or equal at a lower index).

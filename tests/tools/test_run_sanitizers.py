@@ -5,9 +5,12 @@ declaration tests or any other GPU test, and what the run then says."""
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_run_ab import needs_build_packages, stand_in_repo
+
+ROOT = Path(__file__).resolve().parents[2]
 
 GPU_TESTS = """#!{python}
 # A stand-in gpu_tests: two plain tests and two declaration tests, GoogleTest's listing
@@ -98,3 +101,32 @@ def test_a_filter_that_selects_nothing_is_refused_in_one_line(repo):
     r = run_sanitizers(repo, "NoSuchSuite.*")
     assert r.returncode == 2
     assert "SANITIZER_FILTER='NoSuchSuite.*' selects no test" in r.stderr
+
+
+def test_help_prints_the_whole_header():
+    r = subprocess.run([str(ROOT / "tools/run-sanitizers"), "--help"], capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0
+    assert r.stdout.startswith("compute-sanitizer's memcheck")
+    assert r.stdout.rstrip().endswith("are reported as known and do not fail the run.")
+    assert "set -euo" not in r.stdout
+
+
+HELP = """cuda_bench [options]
+  --launch=graph|stream    events timing: graph (default)
+  --keep-samples           also write every sample's time
+  --benchmark_min_time=T   is refused: use --max-time and --precision
+"""
+
+
+@pytest.mark.parametrize("name, listed", [("--launch", True), ("--keep-samples", True), ("--keep", False),
+                                          ("--max-time", False), ("--precision", False)])
+def test_bench_has_option_reads_the_option_lines_only(tmp_path, name, listed):
+    """tools/common.sh's check of another build's options (run-ab, run-regression --base):
+    an option named only in another one's text is not listed."""
+    fake = tmp_path / "cuda_bench"
+    fake.write_text("#!/bin/sh\ncat <<'END'\n" + HELP + "END\n")
+    fake.chmod(0o755)
+    script = 'set -euo pipefail; source "$1/tools/common.sh"; bench_has_option "$2" "$3"'
+    r = subprocess.run(["bash", "-c", script, "bash", str(ROOT), str(fake), name], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == (0 if listed else 1), r.stderr

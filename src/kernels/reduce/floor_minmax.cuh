@@ -121,8 +121,8 @@ struct ExtremumPolicy : detail::Packed4<T> {  // slots: (flag << 32 | value bits
 };
 
 // The auto table of max and min: floor_sum's (kAuto), but 512 x 2 for calls
-// of 2^11 < n <= 2^12 four-byte elements (one block, a 4096-element tile of
-// two loads per thread in flight, where the sum's row has 256 x 4). Under
+// of 2^9 < vectors <= 2^10, about 2^11 < n <= 2^12 (one block, a 4096-element
+// tile of two loads per thread in flight, where the sum's row has 256 x 4). Under
 // `--timing=graph` (the device's cost per launch) at 2^12, tools/run-ab
 // against 256 x 4, 6 rounds, 2026-11-27 (results/versus/n12_landed_20261127/):
 // an H100 2.3-3.3% faster, int32 and float32; an H200 2.2-2.5% faster, min

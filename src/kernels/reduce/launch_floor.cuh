@@ -142,8 +142,9 @@ constexpr Config choose(const AutoRow (&table)[R], std::size_t vectors) {
 }
 
 // An op's own table that departs from another only for calls of (lo, hi]
-// vectors: both choose alike at every row limit outside that range and one
-// past it (a table that drifts from the one it copies fails the build).
+// vectors: both choose alike at 0, at every row limit outside that range and
+// one past it (the choices are constant between those points), so a table
+// that drifts from the one it copies fails the build.
 template <std::size_t R, std::size_t S>
 constexpr bool departs_only_within(const AutoRow (&table)[R], const AutoRow (&from)[S], std::size_t lo,
                                    std::size_t hi) {
@@ -158,12 +159,13 @@ constexpr bool departs_only_within(const AutoRow (&table)[R], const AutoRow (&fr
     if (!rows_alike(row)) return false;
   for (const AutoRow& row : from)
     if (!rows_alike(row)) return false;
-  return alike(1);
+  return alike(0);  // n < 4 reads no whole vector: key 0
 }
 
 // The auto table of floor_sum, and of every op that reads the same bytes the
 // same way (max, min, argmax: their loads are the sum's; argmax only carries
-// more through the combine), keyed by 16-byte vectors read. Picked from H200
+// more through the combine; max and min depart from it at 2^12 alone,
+// kExtremumAuto in floor_minmax.cuh), keyed by 16-byte vectors read. Picked from H200
 // sweeps (`--suite=full`, floor_sum_fixed over every block x batch, int32 and
 // float32, cold L2, 2026-11-22; docs/timing.md): up to 2^14 from the sweep of
 // the one-block tile kernel, 2^16 to 2^22 from the sweep of a tile per block
