@@ -309,3 +309,23 @@ def test_repetitions_of_two_files_are_not_mixed(tmp_path, capsys):
     alone = _json_comparisons(capsys, [agree])[(P28, "fast_kernel")]
     both = _json_comparisons(capsys, [agree, other])[(P28, "fast_kernel")]
     assert (both["ratio"], both["low"], both["high"]) == (alone["ratio"], alone["low"], alone["high"])
+
+
+@pytest.mark.parametrize("key, value, said", [("timing_mode", "graph", "timing mode 'graph'"),
+                                              ("cache_mode", "hot", "cache mode 'hot'"),
+                                              ("launch_mode", "graph", "launch 'graph'")])
+def test_files_timed_differently_are_refused(tmp_path, capsys, key, value, said):
+    """The kernel from one file, the library from another timed otherwise (a graph replay's
+    device cost per launch, a hot cache, each call a captured graph where the other file
+    launched on the stream): no ratio, one line, exit 2."""
+    d = json.loads(open(INTERLEAVED).read())
+    kernel = dict(d, benchmarks=[b for b in d["benchmarks"] if "/cub_device_reduce/" not in b["name"]])
+    library = dict(d, benchmarks=[b for b in d["benchmarks"] if "/cub_device_reduce/" in b["name"]],
+                   context={**d["context"], key: value})
+    paths = [tmp_path / "kernels.json", tmp_path / "library.json"]
+    for p, doc in zip(paths, (kernel, library)):
+        p.write_text(json.dumps(doc))
+    assert ab.main([str(p) for p in paths] + ["--versus", "fast_kernel"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and err.startswith(f"bench-ab: {paths[1]} has {said}, {paths[0]} "), err
+    assert "times that mean different things" in err

@@ -107,6 +107,23 @@ def load(paths: Sequence[str], tool: str, pattern: str | None) -> Tuple[List[Res
     return runs, [g for g in gpus if g.records], warnings
 
 
+def check_timed_alike(gpus: Sequence[Gpu], tool: str) -> None:
+    """ResultsError when two files of one GPU were timed differently (cache mode, timing
+    mode, launch: benchtools.noise.TIMING_CONDITIONS), for the tools that divide one
+    benchmark's time by another's: a graph replay's device cost per launch over an
+    event-timed call, or a hot run over a cold one, is no ratio of the kernels."""
+    from benchtools.noise import timing_difference   # scipy, for the tools that divide only
+
+    for g in gpus:
+        first = g.runs[0]
+        for run in g.runs[1:]:
+            differ = timing_difference(first.context, run.context)
+            if differ:
+                label, mine, yours = differ
+                raise ResultsError(f"{run.path} has {label} {yours!r}, {first.path} {mine!r}: {tool} would divide "
+                                   "times that mean different things (give files timed alike)")
+
+
 def warn(warnings: Sequence[str]) -> None:
     for w in warnings:
         print(w, file=sys.stderr)
