@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, check_timed_alike, check_writable, load, one_of, warn, write_text
+from benchtools.cli import Parser, check_writable, load, one_of, warn, write_text
 from benchtools.results import Record, Results, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 
@@ -254,7 +254,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         if len(gpus) > 1:
             raise ResultsError("the input holds runs of " + " and ".join(g.label for g in gpus)
                                + ": bench-ab compares variants on one GPU")
-        check_timed_alike(gpus, "bench-ab")
         gpu = gpus[0]
         present = list(dict.fromkeys(r.variant for r in kernels(gpu.records)))
         if args.versus not in present:

@@ -98,6 +98,7 @@ def load(paths: Sequence[str], tool: str, pattern: str | None) -> Tuple[List[Res
     check_regex("--filter", pattern)
     runs = [load_results(p) for p in paths]
     gpus = group_by_gpu(runs, pattern)
+    check_timed_alike(gpus, tool)
     if not any(g.records for g in gpus):
         raise ResultsError("no successful cuda_bench benchmarks in the input"
                            + (f" match --filter '{pattern}'" if pattern else ""))
@@ -109,10 +110,11 @@ def load(paths: Sequence[str], tool: str, pattern: str | None) -> Tuple[List[Res
 
 def check_timed_alike(gpus: Sequence[Gpu], tool: str) -> None:
     """ResultsError when two files of one GPU were timed differently (cache mode, timing
-    mode, launch: benchtools.noise.TIMING_CONDITIONS), for the tools that divide one
-    benchmark's time by another's: a graph replay's device cost per launch over an
-    event-timed call, or a hot run over a cold one, is no ratio of the kernels."""
-    from benchtools.noise import timing_difference   # scipy, for the tools that divide only
+    mode, launch: benchtools.noise.TIMING_CONDITIONS). bench-table, bench-plot and
+    bench-ab put one GPU's numbers side by side and divide them (speedups, --versus,
+    A/B): a graph replay's device cost per launch over an event-timed call, or a hot
+    run over a cold one, is no ratio of the kernels."""
+    from benchtools.noise import timing_difference   # scipy, only where files are loaded to compare
 
     for g in gpus:
         first = g.runs[0]
@@ -120,8 +122,8 @@ def check_timed_alike(gpus: Sequence[Gpu], tool: str) -> None:
             differ = timing_difference(first.context, run.context)
             if differ:
                 label, mine, yours = differ
-                raise ResultsError(f"{run.path} has {label} {yours!r}, {first.path} {mine!r}: {tool} would divide "
-                                   "times that mean different things (give files timed alike)")
+                raise ResultsError(f"{run.path} has {label} {yours!r}, {first.path} {mine!r}: {tool} would compare "
+                                   "times that mean different things (give files of one GPU timed alike)")
 
 
 def warn(warnings: Sequence[str]) -> None:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, List, Sequence, Tuple
 
 from benchtools import draw, shape, versus
-from benchtools.cli import check_writable, Parser, check_regex, check_timed_alike, comma_list, load, warn
+from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn
 from benchtools.results import ResultsError
 
 CHARTS = ("bandwidth", "speedup", "time", "roofline", "heatmap", "gpucompare", "versus")
@@ -200,8 +200,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError(f"--heatmap '{args.heatmap}': matches no variant"
                                + (f" at N = {n}" if n is not None else ""))
         libraries = [v.strip() for v in args.libraries.split(",") if v.strip()] if args.libraries else None
-        if "versus" in charts:
-            check_timed_alike(gpus, "bench-plot --versus")
         versus_ = versus_charts(gpus, args.versus, libraries) if "versus" in charts else []
     except ResultsError as e:
         print(f"bench-plot: {e}", file=sys.stderr)

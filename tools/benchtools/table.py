@@ -23,7 +23,7 @@ import io
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.cli import Parser, check_timed_alike, load, one_of, warn
+from benchtools.cli import Parser, load, one_of, warn
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import (NOT_REACHED_MARK, NOT_REACHED_NOTE, Chart, Gpu, best_at, by_chart, choose_baseline,
@@ -331,8 +331,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError("--libraries needs --versus KERNEL")
         libraries = [v.strip() for v in args.libraries.split(",") if v.strip()] if args.libraries else None
         _, gpus, warnings = load(args.results, "bench-table", args.filter)
-        if args.versus:
-            check_timed_alike(gpus, "bench-table --versus")
         if args.compare_gpus and len(gpus) < 2:
             raise ResultsError("--compare-gpus: the input holds runs of one GPU only "
                                f"({gpus[0].label}); give files of two GPUs")
