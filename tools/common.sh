@@ -7,6 +7,12 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
 log() { printf '==> %s\n' "$*" >&2; }
 
+# What a tools/ script's --help prints: its header comment, from line 2 up to its
+# `set -euo pipefail`, without the '# '. Read by the script's path under ROOT, since
+# the script has changed to the project root by then (a header that grows needs no
+# line count changed).
+usage() { sed -n '2,/^set -euo/p' "$ROOT/tools/${0##*/}" | sed '$d; s/^# \{0,1\}//'; }
+
 # CUDABENCH_VERBOSE=1 (tools/run-tests -v) shows build output as it comes.
 CUDABENCH_VERBOSE=${CUDABENCH_VERBOSE:-0}
 

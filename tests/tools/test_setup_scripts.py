@@ -132,3 +132,18 @@ def test_run_benchmarks_plots_each_file_its_run_wrote_and_keeps_its_exit_code(tm
     finally:
         for d in (0, 1):
             shutil.rmtree(ROOT / "plots" / f"{stem}{d}", ignore_errors=True)
+
+
+@pytest.mark.parametrize("script, first, last", [
+    ("run-ab", "A/B of two commits on this GPU", "failed; 2 bad usage or revision; 3 no GPU."),
+    ("run-regression", "The GPU regression gate", "recalibrates results/regression/noise_<gpu>.json (benchtools.refresh)."),
+    ("run-sanitizers", "compute-sanitizer's memcheck", "are reported as known and do not fail the run."),
+])
+@pytest.mark.parametrize("cwd", ["tools", "."])
+def test_help_prints_the_whole_header_from_any_folder(script, first, last, cwd):
+    """--help is the script's header comment, whole (common.sh's usage, read up to the
+    script's `set -euo pipefail`), called from the project root or from tools/."""
+    r = run(f"./{script}" if cwd == "tools" else f"tools/{script}", "--help", cwd=ROOT / cwd)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith(first) and r.stdout.rstrip().endswith(last), r.stdout
+    assert "set -euo" not in r.stdout and "\n# " not in r.stdout
