@@ -165,6 +165,42 @@ TEST_F(FloorScan, EveryCompiledPairAtTheEdgesOfATileAGroupTheFlatLookBackAnd32Gr
   }
 }
 
+// Which kernel enqueue launches, at its edges: the staged grid to kStagedTiles
+// tiles, the persistent grid above (aligned, with the look-back), else one
+// tile a block.
+namespace fsd = floor_scan::detail;
+static_assert(!fsd::staged_call(true, fsd::kFlatTiles) && fsd::staged_call(true, fsd::kFlatTiles + 1));
+static_assert(fsd::staged_call(true, fsd::kStagedTiles) && !fsd::staged_call(true, fsd::kStagedTiles + 1));
+static_assert(!fsd::staged_call(false, fsd::kStagedTiles));
+static_assert(!fsd::persistent_call(true, fsd::kStagedTiles, true) &&
+              fsd::persistent_call(true, fsd::kStagedTiles + 1, true));
+static_assert(!fsd::persistent_call(false, 4 * fsd::kStagedTiles, true), "misaligned: one tile a block");
+static_assert(!fsd::persistent_call(true, 4 * fsd::kStagedTiles, false), "tiles_only: one tile a block");
+
+// The persistent grid (more than kStagedTiles tiles, aligned): blocks loop over
+// several tiles each (512 x 32: two blocks an SM, so 1025 tiles are about four
+// a block; 128 x 8: eight an SM, 3001 tiles about three), the last tile partial
+// or whole; each call leaves the counter at zero (scan_and_check), and a second
+// call gives the same floats bit for bit.
+TEST_F(FloorScan, PersistentGridCallsLoopOverTheirTilesAndLeaveTheWorkspaceReady) {
+  for (const Config c : {Config{512, 32}, Config{128, 8}}) {
+    const std::size_t tile = std::size_t(c.block) * c.items;
+    for (const std::size_t tiles : {fsd::kStagedTiles + 1, std::size_t{3001}}) {
+      for (const std::size_t n : {tiles * tile, tiles * tile - tile + 3}) {
+        const std::string what = std::to_string(c.block) + "x" + std::to_string(c.items) + " n " + std::to_string(n);
+        SCOPED_TRACE(what);
+        ASSERT_TRUE(fsd::persistent_call(true, floor_scan::tiles(n, c), true));
+        make_workspace(workspace_for(n, c));
+        scan_and_check(data<int>(n, 11), 0, 0, c, "int32 " + what);
+        const auto x = data<float>(n, 12);
+        const auto first = scan_and_check(x, 0, 0, c, "float32 " + what);
+        const auto again = scan_and_check(x, 0, 0, c, "float32 again " + what);
+        EXPECT_EQ(std::memcmp(first.data(), again.data(), n * sizeof(float)), 0);
+      }
+    }
+  }
+}
+
 TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
   const std::size_t big = (std::size_t{1} << 22) + 3;
   make_workspace(workspace_for(big, Config{128, 8}));  // the most tiles of any pair
@@ -178,8 +214,8 @@ TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
 }
 
 // A call of one wave, 2^20 + 11 (129 tiles at 256 x 32: 5 groups), one of
-// several, 2^24 + 5 (1025 tiles at 512 x 32, two blocks an SM: 33 groups, the
-// last of one tile), and a staged one, 2^24 - 5 (1024 tiles, a persistent grid).
+// several, 2^24 + 5 (1025 tiles at 512 x 32 on the persistent grid: 33 groups,
+// the last of one tile), and a staged one, 2^24 - 5 (1024 tiles, a persistent grid).
 TEST_F(FloorScan, TheLastTagsCallZeroesTheWorkspaceAndTheNextStartsAgain) {
   for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5, (std::size_t{1} << 24) - 5}) {
     const std::string size = "n " + std::to_string(n) + ": ";

@@ -47,6 +47,10 @@
 //     tile in shared memory (one TMA bulk copy) while the block looks back
 //     for its current one, and publishes that tile's aggregate as soon as it
 //     lands (Staging, staged_scan_kernel): H100 2^24 4.6-5.2% faster.
+//   - calls of more waves, 16-byte aligned: a persistent grid again, each
+//     block taking its next ticket only as it loads that tile
+//     (persistent_scan_kernel): against a block a tile, 0.2-0.4% faster at
+//     2^28-2^30 on an H100, 0.9-1.7% at 2^25-2^30 on an H200.
 #pragma once
 
 #include <cuda/atomic>
@@ -500,7 +504,10 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 
 // Blocks take tiles by ticket from a counter, in the order they ask: a tile
 // only ever waits on tiles already taken, by running blocks.
-//   scan_kernel: one tile a block (the grid is the tiles);
+//   scan_kernel: one tile a block (the grid is the tiles): calls of at most
+//   kFlatTiles tiles, misaligned calls, and tiles_only above the staged calls;
+//   persistent_scan_kernel (persistent_call: aligned grouped calls of more than
+//   kStagedTiles tiles): scan_kernel's tile in a loop on a persistent grid;
 //   staged_scan_kernel (staged_call: grouped calls of at most kStagedTiles
 //   tiles, 16-byte aligned data): a persistent grid, at most the blocks that
 //   fit the GPU at once, each looping; a block takes its next ticket as soon as
@@ -528,8 +535,17 @@ inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 // 1.1-1.9% slower (the store of a tile then waits for the next tile's load);
 // staged to 1024 tiles only, 2^24 4.8% and 5.0% faster, the rest no different.
 constexpr std::size_t kStagedTiles = 1024;
-inline bool staged_call(bool vectors, std::size_t tiles) {  // host: which kernel enqueue launches
+constexpr bool staged_call(bool vectors, std::size_t tiles) {  // host: which kernel enqueue launches
   return vectors && tiles > kFlatTiles && tiles <= kStagedTiles;
+}
+// Above the staged calls, 16-byte aligned, with the look-back (not tiles_only,
+// whose data path alone was 3.9% slower on it, H200): persistent_scan_kernel.
+// tools/run-ab against one tile a block, 6 rounds, 2^25-2^30, int32 and
+// float32, 2026-11-27 (results/versus/<gpu>/ab_persistent_scan*.md): H100
+// 2^28-2^30 0.2-0.4% faster (11 of 12 cells in two runs, the 12th and 2^25-2^27
+// no different), H200 all 12 cells 0.9-1.7% faster.
+constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) {
+  return vectors && look_back && tiles > kStagedTiles;
 }
 
 // One thread: a ticket into `ticket` (first: the block may meet on it).
@@ -590,6 +606,40 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
   scan_tile<T, Block, Items, Vectors, LookBack>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
                                                 chunk_sums, false, false, nothing, nothing);
   reset_after_last_tag<Block>(ws, tag, tiles, &last_block);
+}
+
+// Grouped calls of more than kStagedTiles tiles, 16-byte aligned (with the
+// look-back; tiles_only keeps one tile a block): scan_kernel's tile on a
+// persistent grid, the blocks that fit at once, each taking its next ticket
+// only when it is about to load that tile (not before finishing the current
+// one: see above), so no block launches after the first wave. Every block
+// takes one ticket past the last tile.
+template <class T, int Block, int Items>
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+    persistent_scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles,
+                           Word* ws) {
+  __shared__ T warp_totals[Block / 32];
+  __shared__ T prefix_shared;
+  __shared__ T chunk_sums[kFlatTiles / 32];
+  __shared__ Word ticket;
+  __shared__ int last_block;
+  using IO = TileIO<T, Block, Items, true>;
+  auto nothing = [] {};
+  auto load = [&](T(&x)[Items / 4][4], std::size_t base, int valid) { IO::load(in + base, valid, x); };
+  const std::size_t takes = tiles + gridDim.x;
+  unsigned tag = 0;
+  for (;;) {
+    if (threadIdx.x == 0) take_ticket(ws, tiles, takes, ticket);
+    __syncthreads();
+    const Word t = ticket;
+    __syncthreads();  // ticket is written again next turn
+    tag = static_cast<unsigned>(t >> 32) + 1;
+    const std::size_t tile = static_cast<std::size_t>(t & 0xFFFFFFFFu);
+    if (tile >= tiles) break;
+    scan_tile<T, Block, Items, true, true>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
+                                           chunk_sums, false, false, nothing, nothing);
+  }
+  reset_after_last_tag<Block>(ws, tag, gridDim.x, &last_block);
 }
 
 template <class T, int Block, int Items, bool LookBack = true>
@@ -714,6 +764,13 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
           if ((error = resident::grid(kernel, B, smem, found, &grid)) != cudaSuccess) return;
           if (grid > count) grid = static_cast<unsigned>(count);
           kernel<<<grid, B, smem, stream>>>(in, out, n, count, ws);
+        } else if (detail::persistent_call(vectors, count, LookBack)) {
+          // The blocks that fit the device at once, each taking tiles until none is left.
+          static resident::PerDevice found;
+          const auto kernel = detail::persistent_scan_kernel<T, B, K>;
+          if ((error = resident::grid(kernel, B, 0, found, &grid)) != cudaSuccess) return;
+          if (grid > count) grid = static_cast<unsigned>(count);
+          kernel<<<grid, B, 0, stream>>>(in, out, n, count, ws);
         } else if (vectors) {
           detail::scan_kernel<T, B, K, true, LookBack><<<grid, B, 0, stream>>>(in, out, n, count, ws);
         } else {
