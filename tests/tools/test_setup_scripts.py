@@ -138,12 +138,34 @@ def test_run_benchmarks_plots_each_file_its_run_wrote_and_keeps_its_exit_code(tm
     ("run-ab", "A/B of two commits on this GPU", "failed; 2 bad usage or revision; 3 no GPU."),
     ("run-regression", "The GPU regression gate", "recalibrates results/regression/noise_<gpu>.json (benchtools.refresh)."),
     ("run-sanitizers", "compute-sanitizer's memcheck", "are reported as known and do not fail the run."),
+    ("run-tests", "Every test: set up, build", "tools/run-tests --help     this text"),
+    ("run-benchmarks", "The main job: set up, build", "(build/cuda_bench --help lists cuda_bench's options)"),
+    ("regenerate-plots", "Regenerates every committed chart", "tools/regenerate-plots --help   this text"),
+    ("run-audit", "The DRAM-byte audit", "1 when ncu is missing or fails."),
+    ("run-floor-check", "The launch-floor check", "2 usage or no .cccl/, 3 no GPU."),
+    ("lock-requirements", "Refreshes tools/requirements.lock", "only add what the lock lacks (pip-compile's default)"),
+    ("cccl-from-wheel", "Lays out PyPI's nvidia-cuda-cccl wheel", "-DCUDABENCH_CCCL_DIR=$PWD/.cccl ..."),
+    ("lint", "Lints what no test runs", "the scripts are skipped with a note."),
 ])
 @pytest.mark.parametrize("cwd", ["tools", "."])
 def test_help_prints_the_whole_header_from_any_folder(script, first, last, cwd):
     """--help is the script's header comment, whole (common.sh's usage, read up to the
-    script's `set -euo pipefail`), called from the project root or from tools/."""
+    script's `set -euo pipefail`), called from the project root or from tools/, before
+    any setup or build (PATH has no CUDA here: a script that went on would fail or install)."""
     r = run(f"./{script}" if cwd == "tools" else f"tools/{script}", "--help", cwd=ROOT / cwd)
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(first) and r.stdout.rstrip().endswith(last), r.stdout
     assert "set -euo" not in r.stdout and "\n# " not in r.stdout
+
+
+@pytest.mark.parametrize("script", ["regenerate-plots", "lint"])
+def test_scripts_without_arguments_refuse_one_and_change_nothing(script):
+    """regenerate-plots and lint take no arguments: one given is refused with exit 2 and a
+    line that names it, before anything is drawn or installed (regenerate-plots used to
+    ignore it and redraw plots/)."""
+    before = subprocess.run(["git", "status", "--porcelain", "plots"], cwd=ROOT, capture_output=True, text=True).stdout
+    r = run(f"tools/{script}", "--out=elsewhere")
+    assert r.returncode == 2, r.stderr
+    assert f"tools/{script} takes no arguments (got '--out=elsewhere')" in r.stderr
+    after = subprocess.run(["git", "status", "--porcelain", "plots"], cwd=ROOT, capture_output=True, text=True).stdout
+    assert after == before
