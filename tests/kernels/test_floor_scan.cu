@@ -4,10 +4,9 @@
 // block x items pair at the edges of one tile, a group and 32 groups with
 // input and output misaligned apart, the persistent grid's blocks looping over
 // tiles (and which kernel each call size takes, at compile time), one
-// workspace reused by calls of other
-// sizes and configurations (the counter back to zero after each), the one call
-// in 2^32 - 1 whose tag is the last (it zeroes the workspace and the next call
-// starts again), and clear refusals.
+// workspace reused by calls of other sizes and configurations (the counter
+// back to zero after each), the one call in 2^32 - 1 whose tag is the last (it
+// zeroes the workspace and the next call starts again), and clear refusals.
 #include <gtest/gtest.h>
 
 #include <cstdint>
