@@ -1,6 +1,6 @@
 """Every bad input to bench-compare, bench-table, bench-plot and bench-merge: one line on stderr
 naming it, exit 2 (never 1, which bench-compare means as "regressed"), no traceback,
-nothing written."""
+nothing written; and an output that cannot be written, for every tool that writes files."""
 import json
 import math
 
@@ -173,9 +173,54 @@ def test_unwritable_plot_folder_is_refused_before_any_work(tmp_path, capsys, whe
 def test_a_write_error_after_the_check_is_one_line_too(tmp_path, capsys, monkeypatch):
     from benchtools import cli
 
-    def full(self, text):
+    def full(self, text, **kwargs):
         raise OSError(28, "No space left on device")
     monkeypatch.setattr(cli.Path, "write_text", full)
     assert call(compare.main, [BASE, SAME, "--verdict", tmp_path / "v.json"]) == 2
     err = capsys.readouterr().err.strip()
     assert err == f"bench-compare: --verdict {tmp_path}/v.json: cannot write: No space left on device"
+
+
+# The same for the tools whose outputs were written outside cli.write_text, each
+# checked with a disk that fills after the check (and bench-report's --out on a
+# folder, which it used to take and crash on): one line naming the option, exit 2.
+def _disk_full(*args, **kwargs):
+    raise OSError(28, "No space left on device")
+
+
+def _writers(d):
+    from benchtools import ab, audit, autotune, report
+
+    sampled = FIXTURES / "sampled_interleaved.json"
+    return {
+        "bench-report": (report.main, [sampled, "--no-charts", "--out", d / "r.html"], f"--out {d}/r.html"),
+        "bench-report --compare": (report.main, ["--compare", sampled, sampled, "--out", d / "c.html"],
+                                   f"--out {d}/c.html"),
+        "bench-audit": (audit.main, [FIXTURES / "audit_profile.json", FIXTURES / "audit_ncu_nvtx.csv",
+                                     "--out", d / "audit"], f"--out {d}/audit/audit.md"),
+        "bench-autotune": (autotune.main, [FIXTURES / "h200_small.json", "--out", d / "tune"],
+                           f"--out {d}/tune/autotune.md"),
+        "bench-plot": (plot.main, [sampled, "--out", d / "plots", "--jobs", "1"], f"--out {d}/plots"),
+        "bench-ab": (ab.main, [sampled, "--versus", "cub_device_reduce", "--chart", d / "ab.png"], f"--chart {d}/ab.png"),
+    }
+
+
+@pytest.mark.parametrize("tool", ["bench-report", "bench-report --compare", "bench-audit", "bench-autotune",
+                                  "bench-plot", "bench-ab"])
+def test_a_full_disk_while_writing_is_one_line_for_every_writer(tmp_path, capsys, monkeypatch, tool):
+    from benchtools import cli, draw
+
+    monkeypatch.setattr(cli.Path, "write_text", _disk_full)
+    monkeypatch.setattr(draw, "save", _disk_full)
+    main, argv, named = _writers(tmp_path)[tool]
+    assert call(main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err
+    assert err.splitlines()[-1] == f"{tool.split()[0]}: {named}: cannot write: No space left on device", err
+
+
+def test_a_report_onto_a_folder_is_refused_before_any_work(tmp_path, capsys):
+    from benchtools import report
+
+    assert call(report.main, ["garbage-that-is-not-read.json", "--out", tmp_path]) == 2
+    assert capsys.readouterr().err.strip() == f"bench-report: --out {tmp_path}: is a folder, not a file"

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, check_writable, load, one_of, warn, write_text
+from benchtools.cli import Parser, check_writable, load, one_of, warn, write_text, writing
 from benchtools.results import Record, Results, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 
@@ -279,8 +279,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             from benchtools import draw   # matplotlib only when a chart is asked for
 
             fig = draw.ab_chart(chart_data(found, gpu))
-            Path(args.chart).parent.mkdir(parents=True, exist_ok=True)
-            draw.save(fig, Path(args.chart), "png")
+            with writing("--chart", args.chart):
+                Path(args.chart).parent.mkdir(parents=True, exist_ok=True)
+                draw.save(fig, Path(args.chart), "png")
             draw.close(fig)
     except ResultsError as e:
         print(f"bench-ab: {e}", file=sys.stderr)

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from benchtools.ncu import PROFILER_START_RANGE, Call, group_calls, parse_ncu_csv, split_profiler_start
-from benchtools.cli import Parser
+from benchtools.cli import Parser, check_writable, write_text
 from benchtools.results import Results, ResultsError, benchmark_fields, load_results, read_text
 
 DEFAULT_TOLERANCE = 0.01       # of the call's compulsory traffic (read + written)
@@ -314,6 +314,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         if not (0 <= args.tolerance < 1) or args.floor < 0:
             raise ResultsError("--tolerance must be in [0, 1) and --floor non-negative")
+        check_writable("--out", args.out, directory=True)
         results = load_results(args.results)
         if not results.records:
             raise ResultsError(f"{args.results}: no successful benchmark to audit")
@@ -332,9 +333,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     markdown = to_markdown(rows, results, args.tolerance, args.floor, start)
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "audit.md").write_text(markdown)
-        (out / "audit.json").write_text(json.dumps(to_json(rows, results, args.tolerance, args.floor, start), indent=1) + "\n")
+        try:
+            write_text("--out", str(out / "audit.md"), markdown)
+            write_text("--out", str(out / "audit.json"),
+                       json.dumps(to_json(rows, results, args.tolerance, args.floor, start), indent=1) + "\n")
+        except ResultsError as e:
+            print(f"bench-audit: {e}", file=sys.stderr)
+            return 2
         print(out / "audit.md")
         print(out / "audit.json")
     else:

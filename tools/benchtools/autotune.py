@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from benchtools.cli import Parser
+from benchtools.cli import Parser, check_writable, write_text, writing
 from benchtools.results import Record, ResultsError, load_results, representative
 
 Series = Tuple[str, str, str]
@@ -181,6 +181,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         formats = [f.strip() for f in args.format.split(",") if f.strip()]
         if not formats or any(f not in ("png", "svg") for f in formats):
             raise ResultsError(f"--format: expected a comma list of png, svg, got '{args.format}'")
+        check_writable("--out", args.out, directory=True)
         runs = [load_results(p) for p in args.sweep]
         curated = curated_configs(load_results(args.curated).records) if args.curated else None
         rows = tune([r for run in runs for r in run.records], curated)
@@ -199,10 +200,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(markdown, end="")
         return 0
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "autotune.md").write_text(markdown)
-    (out / "autotune.json").write_text(json.dumps(to_json(rows, gpu, sources), indent=1) + "\n")
-    for p in [out / "autotune.md", out / "autotune.json"] + plot_loss(rows, gpu, out, formats):
+    try:
+        write_text("--out", str(out / "autotune.md"), markdown)
+        write_text("--out", str(out / "autotune.json"), json.dumps(to_json(rows, gpu, sources), indent=1) + "\n")
+        with writing("--out", args.out):
+            charts = plot_loss(rows, gpu, out, formats)
+    except ResultsError as e:
+        print(f"bench-autotune: {e}", file=sys.stderr)
+        return 2
+    for p in [out / "autotune.md", out / "autotune.json"] + charts:
         print(p)
     return 0
 

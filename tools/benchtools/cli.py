@@ -3,6 +3,7 @@ paths checked before any work, option lists, loading grouped by GPU."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import re
@@ -43,13 +44,21 @@ def check_writable(option: str, path: str | None, directory: bool = False) -> No
         raise ResultsError(f"{option} {path}: cannot be created ({base} is not writable)")
 
 
-def write_text(option: str, path: str, text: str) -> None:
-    """Writes the file (creating its folder); an OS error (disk full) is a ResultsError."""
+@contextlib.contextmanager
+def writing(option: str, path) -> None:
+    """An OS error inside (a folder that cannot be made, a disk full, a path the
+    check could not foresee, as root under /proc) as a ResultsError naming the option."""
     try:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text)
+        yield
     except OSError as e:
         raise ResultsError(f"{option} {path}: cannot write: {e.strerror or e}") from None
+
+
+def write_text(option: str, path: str, text: str) -> None:
+    """Writes the file (creating its folder); an OS error (disk full) is a ResultsError."""
+    with writing(option, path):
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(text, encoding="utf-8")
 
 
 class Parser(argparse.ArgumentParser):

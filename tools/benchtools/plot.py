@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, List, Sequence, Tuple
 
 from benchtools import draw, shape, versus
-from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn
+from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn, writing
 from benchtools.results import ResultsError
 
 CHARTS = ("bandwidth", "speedup", "time", "roofline", "heatmap", "gpucompare", "versus")
@@ -205,7 +205,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-plot: {e}", file=sys.stderr)
         return 2
 
-    written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap, versus_, jobs)
+    try:
+        with writing("--out", args.out):
+            written, missing = render(gpus, charts, Path(args.out), formats, n, args.baseline, args.heatmap,
+                                      versus_, jobs)
+    except ResultsError as e:
+        print(f"bench-plot: {e}", file=sys.stderr)
+        return 2
     if not written:   # e.g. only 0 B/s and mean aggregates: nothing a chart can show
         print(f"bench-plot: nothing to draw: no benchmark in the input has a time and declared bytes for the "
               f"charts {', '.join(charts)}", file=sys.stderr)

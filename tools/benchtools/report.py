@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
-from benchtools.cli import Parser
+from benchtools.cli import Parser, check_writable, write_text
 from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, benchmark_fields, best_per_n,
                                 load_results, representative)
 from benchtools.shape import NOT_REACHED_MARK, NOT_REACHED_NOTE
@@ -440,16 +440,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.charts_dir and (args.compare or args.no_charts):
             raise ResultsError("--charts-dir: only for one run's report with its charts")
         if args.compare:
-            text = compare_report(*args.results)
             out = Path(args.out or Path(args.results[1]).with_name("compare.html"))
+            check_writable("--out", str(out))
+            text = compare_report(*args.results)
         else:
             out = Path(args.out or Path(args.results[0]).with_suffix(".html"))
+            check_writable("--out", str(out))
             text = run_report(args.results[0], charts=not args.no_charts, charts_dir=args.charts_dir, out=out)
+        write_text("--out", str(out), text)
     except ResultsError as e:
         print(f"bench-report: {e}", file=sys.stderr)
         return 2
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(text, encoding="utf-8")
     print(out)
     return 0
 
