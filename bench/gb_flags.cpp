@@ -2,6 +2,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -19,6 +20,7 @@ extern std::string FLAGS_benchmark_out_format;
 extern std::string FLAGS_benchmark_format;
 extern std::string FLAGS_benchmark_time_unit;
 extern std::string FLAGS_benchmark_color;
+extern int32_t FLAGS_benchmark_repetitions;
 }  // namespace benchmark
 
 namespace bench::driver {
@@ -84,6 +86,14 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
     throw UsageError(message + " (see --help)");
   }
   std::cerr << said.str();  // anything else it said, unchanged
+  // Google Benchmark takes any 32-bit count and then runs nothing for 0 and
+  // aborts (std::length_error) for a negative one.
+  if (const int32_t k = benchmark::FLAGS_benchmark_repetitions; k < 1) {
+    std::string given = "BENCHMARK_REPETITIONS=" + std::to_string(k) + " (environment)";
+    for (const auto& a : args)
+      if (a.rfind("--benchmark_repetitions=", 0) == 0) given = a;
+    throw UsageError(given + ": expected a whole number >= 1 (K sampled runs of each benchmark)");
+  }
   GbFlags flags;
   flags.list_tests = benchmark::FLAGS_benchmark_list_tests;
   flags.filter = benchmark::GetBenchmarkFilter();

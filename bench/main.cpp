@@ -73,7 +73,7 @@ time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
                            timing (the DRAM-byte audit, tools/run-audit)
   --device=N|N,M,...|all   the GPU(s) to run on (default 0); several run at
                            once, one process each, one results file each
-  --benchmark_repetitions=K  K sampled runs of each benchmark and Google
+  --benchmark_repetitions=K  K (>= 1) sampled runs of each benchmark and Google
                            Benchmark's aggregates over them (--benchmark_min_time
                            is refused: use --max-time and --precision)
   --results-dir=DIR        where the JSON goes (default: the project's results/);
