@@ -32,6 +32,13 @@ if "--help" in args:
     print("cuda_bench [options]" + ("\\n  --keep-samples  every sample in the JSON" if KEEP else "")
           + ("\\n  --launch=graph|stream" if LAUNCH else ""))
     sys.exit(0)
+if "--benchmark_list_tests" in args:   # run-ab's check of the options (not logged: no run)
+    bad = [a for a in args if a.startswith("--sizes=") and not re.fullmatch(r"--sizes=[0-9:,]+", a)]
+    if bad:
+        print("cuda_bench: " + bad[0] + ": not a list of sizes", file=sys.stderr)
+        sys.exit(2)
+    print("\\n".join(name + "/manual_time" for name, _ in BENCHMARKS))
+    sys.exit(0)
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(NAME + " " + " ".join(args) + "\\n")
 if os.environ.get("FAKE_NO_GPU"):
@@ -215,6 +222,20 @@ def test_bad_revisions_and_usage_are_one_line_and_exit_2(repo, args, message):
     r, calls = run_ab_script(repo, *args, gpu=False)
     assert r.returncode == 2 and calls == []
     assert r.stderr.splitlines() == [message]
+
+
+@needs_build_packages
+def test_options_head_refuses_stop_the_run_before_base_is_built(repo):
+    """HEAD is built first and lists the selection with the options: a bad option costs
+    one build, and BASE is neither built nor reused."""
+    repo, shas = repo
+    r, calls = run_ab_script(repo, shas["v1"], "--sizes=bogus")
+    assert r.returncode == 2 and calls == []
+    lines = r.stderr.splitlines()
+    assert "cuda_bench: --sizes=bogus: not a list of sizes" in lines
+    assert lines[-1] == ("==> cuda_bench (HEAD) refused the options (its message is above); BASE was not built, "
+                         "nothing was measured")
+    assert shas["v1"][:12] not in r.stderr
 
 
 @needs_build_packages
