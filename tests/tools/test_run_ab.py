@@ -37,6 +37,11 @@ if "--benchmark_list_tests" in args:   # run-ab's check of the options (not logg
     if bad:
         print("cuda_bench: " + bad[0] + ": not a list of sizes", file=sys.stderr)
         sys.exit(2)
+    if os.path.exists(os.environ.get("BENCHMARK_OUT", "/nonexistent")):   # as the real one refuses it
+        print("cuda_bench: BENCHMARK_OUT: file exists; refusing to overwrite", file=sys.stderr)
+        sys.exit(2)
+    if os.environ.get("FAKE_LIST_FAIL"):
+        sys.exit(1)
     print("\\n".join(name + "/manual_time" for name, _ in BENCHMARKS))
     sys.exit(0)
 with open(os.environ["FAKE_LOG"], "a") as log:
@@ -214,6 +219,10 @@ def test_cuda_bench_finding_no_gpu_is_exit_3(repo):
     (["--rounds", "0", "HEAD"], "==> --rounds: expected a whole number >= 1, got '0'"),
     (["HEAD", "--burst-time=0"], "==> --burst-time: expected seconds > 0, got '0'"),
     (["HEAD", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
+    (["HEAD", "--", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
+    (["HEAD", "--device=0,1"], "==> --device=0,1: run-ab compares on one GPU; give --device=N"),
+    (["HEAD", "--device=all"], "==> --device=all: run-ab compares on one GPU; give --device=N"),
+    (["HEAD", "--list-variants"], "==> --list-variants: lists and measures nothing; run cuda_bench with it"),
     (["HEAD", "HEAD~1", "v9"], "==> expected BASE and optionally HEAD, got 3 revisions (HEAD HEAD~1 v9); "
                                "cuda_bench options take --name=value (tools/run-ab --help)"),
 ])
@@ -236,6 +245,21 @@ def test_options_head_refuses_stop_the_run_before_base_is_built(repo):
     assert lines[-1] == ("==> cuda_bench (HEAD) refused the options (its message is above); BASE was not built, "
                          "nothing was measured")
     assert shas["v1"][:12] not in r.stderr
+
+
+@needs_build_packages
+def test_a_listing_that_fails_otherwise_is_exit_1_and_benchmark_out_in_the_environment_is_left_out(repo, tmp_path):
+    repo, shas = repo
+    r, calls = run_ab_script(repo, shas["v1"], FAKE_LIST_FAIL="1")
+    assert r.returncode == 1 and calls == []
+    assert r.stderr.splitlines()[-1] == ("==> cuda_bench (HEAD) failed to list the selection (exit 1); BASE was not "
+                                         "built, nothing was measured")
+    existing = tmp_path / "earlier.json"
+    existing.write_text("{}")
+    r, calls = run_ab_script(repo, shas["v1"], "--rounds", "1", "--out", str(tmp_path / "ab"),
+                             BENCHMARK_OUT=str(existing))
+    assert r.returncode == 0, r.stderr
+    assert existing.read_text() == "{}"
 
 
 @needs_build_packages
