@@ -169,3 +169,17 @@ def test_scripts_without_arguments_refuse_one_and_change_nothing(script):
     assert f"tools/{script} takes no arguments (got '--out=elsewhere')" in r.stderr
     after = subprocess.run(["git", "status", "--porcelain", "plots"], cwd=ROOT, capture_output=True, text=True).stdout
     assert after == before
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--out"], "==> --out needs a value"),
+    (["--n"], "==> --n needs a value"),
+    (["--n", "12x"], "==> --n: expected a number of elements, got '12x'"),
+    (["--out=/tmp/x", "--n=abc"], "==> --n: expected a number of elements, got 'abc'"),
+])
+def test_run_audit_bad_usage_is_one_line_and_exit_2(args, message):
+    """Checked before anything is set up (no CUDA on PATH here); '--out' last used to
+    stop bash on an unbound $2 (exit 1)."""
+    r = run("tools/run-audit", *args)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [message]
