@@ -385,6 +385,25 @@ def test_run_floor_check_builds_cuda_bench_twice_the_second_against_the_cccl(tmp
     assert r.returncode == 2 and "was configured with CUDABENCH_CCCL_DIR='/somewhere/else'" in r.stderr
 
 
+def test_run_floor_check_without_a_gpu_builds_nothing_and_exits_3(tmp_path):
+    """Seen without a GPU: it built both binaries (minutes) before cuda_bench said so."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "nvidia-smi").write_text("#!/bin/sh\nexit 9\n")     # a driver that lists no GPU
+    (bin_dir / "cmake").write_text(f"#!/bin/sh\necho \"$@\" >> {tmp_path}/cmake.log\n")
+    for f in bin_dir.iterdir():
+        f.chmod(0o755)
+    cccl = tmp_path / "cccl"
+    (cccl / "lib" / "cmake" / "cccl").mkdir(parents=True)
+    (cccl / "lib" / "cmake" / "cccl" / "cccl-config.cmake").write_text("")
+    r = run_script(tmp_path, tmp_path / "out", "--family", "dot", extra_path=[bin_dir], CUDABENCH_CCCL_DIR=str(cccl),
+                   BUILD_DIR=str(tmp_path / "b1"), CCCL_BUILD_DIR=str(tmp_path / "b2"))
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines()[-1] == ("==> no CUDA GPU here (nvidia-smi: lists no GPU): the check runs on one; "
+                                         "nothing was built or measured (--build-only builds without one)")
+    assert not (tmp_path / "cmake.log").exists() and not (tmp_path / "out").exists()
+
+
 @pytest.mark.parametrize("args, message", [
     ((), "usage: tools/run-floor-check OUT_DIR"),
     (("--build-only", "--no-build"), "nothing to do"),
