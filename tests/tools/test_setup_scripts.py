@@ -183,3 +183,12 @@ def test_run_audit_bad_usage_is_one_line_and_exit_2(args, message):
     r = run("tools/run-audit", *args)
     assert r.returncode == 2, r.stderr
     assert r.stderr.splitlines() == [message]
+
+
+def test_run_audit_without_a_gpu_is_exit_3_before_anything_else():
+    """It used to ask for ncu first (exit 1 'ncu not found' on a machine without a GPU)
+    and to build before cuda_bench found no GPU."""
+    r = run("tools/run-audit")
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines() == ["==> no CUDA GPU here (no NVIDIA driver (nvidia-smi not found)): the audit "
+                                     "profiles on one; nothing was built or measured"]
