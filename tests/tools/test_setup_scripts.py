@@ -185,10 +185,11 @@ def test_run_audit_bad_usage_is_one_line_and_exit_2(args, message):
     assert r.stderr.splitlines() == [message]
 
 
-def test_run_audit_without_a_gpu_is_exit_3_before_anything_else():
+def test_run_audit_without_a_gpu_is_exit_3_before_anything_else(tmp_path):
     """It used to ask for ncu first (exit 1 'ncu not found' on a machine without a GPU)
-    and to build before cuda_bench found no GPU."""
-    r = run("tools/run-audit")
+    and to build before cuda_bench found no GPU. (A driver that lists no GPU: the same
+    on a GPU machine.)"""
+    r = run("tools/run-audit", path_dirs=[fake_nvidia_smi(tmp_path)])
     assert r.returncode == 3, r.stderr
-    assert r.stderr.splitlines() == ["==> no CUDA GPU here (no NVIDIA driver (nvidia-smi not found)): the audit "
-                                     "profiles on one; nothing was built or measured"]
+    assert r.stderr.splitlines() == ["==> no CUDA GPU here (nvidia-smi: lists no GPU): the audit profiles on one; "
+                                     "nothing was built or measured"]
