@@ -1,9 +1,10 @@
 """Charts redrawn on another machine can differ from the committed bytes by a
 rounding step in an antialiased edge: a few pixels, a few levels of 255 (the
 H200 roofline's inset connector moved 5 pixels by at most 2 levels between two
-x86 machines with the same locked packages). CI's clean-tree check (.ci/run)
-asks this module which of the redrawn PNGs under plots/ are the committed chart
-in that sense, and restores those; any other change still fails it.
+x86 machines with the same locked packages). tools/regenerate-plots (and so
+CI's clean-tree check, .ci/run) asks this module which of the redrawn PNGs under
+plots/ are the committed chart in that sense, and restores those; any other
+change still shows (and fails CI).
 
 Same chart: same size, no pixel of any channel moved by more than MAX_LEVEL
 levels, and at most MAX_FRACTION of the pixels moved at all. A moved line,
