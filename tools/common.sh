@@ -13,6 +13,18 @@ log() { printf '==> %s\n' "$*" >&2; }
 # line count changed).
 usage() { sed -n '2,/^set -euo/p' "$ROOT/tools/${0##*/}" | sed '$d; s/^# \{0,1\}//'; }
 
+# For a script that takes no arguments: called with "$@" after $1, a hint for the
+# refusal (or ""). --help prints usage and exits 0; any other argument is refused,
+# naming it, with exit 2; none returns.
+no_arguments() {
+  local hint=$1
+  shift
+  [ $# -gt 0 ] || return 0
+  [[ $1 = -h || $1 = --help ]] && { usage; exit 0; }
+  log "tools/${0##*/} takes no arguments (got '$1')$hint"
+  exit 2
+}
+
 # CUDABENCH_VERBOSE=1 (tools/run-tests -v) shows build output as it comes.
 CUDABENCH_VERBOSE=${CUDABENCH_VERBOSE:-0}
 

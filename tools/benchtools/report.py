@@ -439,13 +439,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError("one results file per report (two with --compare)")
         if args.charts_dir and (args.compare or args.no_charts):
             raise ResultsError("--charts-dir: only for one run's report with its charts")
+        default = (Path(args.results[1]).with_name("compare.html") if args.compare
+                   else Path(args.results[0]).with_suffix(".html"))
+        out = Path(args.out or default)
+        check_writable("--out", str(out))   # before the report's work
         if args.compare:
-            out = Path(args.out or Path(args.results[1]).with_name("compare.html"))
-            check_writable("--out", str(out))
             text = compare_report(*args.results)
         else:
-            out = Path(args.out or Path(args.results[0]).with_suffix(".html"))
-            check_writable("--out", str(out))
             text = run_report(args.results[0], charts=not args.no_charts, charts_dir=args.charts_dir, out=out)
         write_text("--out", str(out), text)
     except ResultsError as e:
