@@ -178,6 +178,16 @@ static_assert(!fsd::persistent_call(true, fsd::kStagedTiles, true) &&
 static_assert(!fsd::persistent_call(false, 4 * fsd::kStagedTiles, true), "misaligned: one tile a block");
 static_assert(!fsd::persistent_call(true, 4 * fsd::kStagedTiles, false), "tiles_only: one tile a block");
 
+// The persistent grid's L2 prefetch stays inside the input: 3/4 of the grid
+// ahead; a whole tile, the last tile's part rounded down to 16 bytes (a tile of
+// 1024 elements, n = 3 tiles + 7), nothing past the last tile.
+static_assert(fsd::prefetch_ahead(264) == 198 && fsd::prefetch_ahead(1) == 0);
+static_assert(fsd::prefetch_bytes<int>(3 * 1024 + 7, 1024, 0) == 4096);
+static_assert(fsd::prefetch_bytes<float>(3 * 1024 + 7, 1024, 2) == 4096);
+static_assert(fsd::prefetch_bytes<int>(3 * 1024 + 7, 1024, 3) == 16, "7 elements: 28 bytes, 16 of them");
+static_assert(fsd::prefetch_bytes<int>(3 * 1024 + 3, 1024, 3) == 0, "3 elements: under one granule");
+static_assert(fsd::prefetch_bytes<int>(3 * 1024 + 7, 1024, 4) == 0 && fsd::prefetch_bytes<int>(3 * 1024, 1024, 3) == 0);
+
 // The persistent grid (more than kStagedTiles tiles, aligned): blocks loop over
 // several tiles each where the tiles outnumber the resident blocks (512 x 32:
 // two blocks an SM, 264 on an H100, so 1025 tiles are about four a block;

@@ -50,7 +50,9 @@
 //   - calls of more waves, 16-byte aligned: a persistent grid again, each
 //     block taking its next ticket only as it loads that tile
 //     (persistent_scan_kernel): against a block a tile, 0.2-0.4% faster at
-//     2^28-2^30 on an H100, 0.9-1.7% at 2^25-2^30 on an H200.
+//     2^28-2^30 on an H100, 0.9-1.7% at 2^25-2^30 on an H200. While a block
+//     looks back, it has a tile 3/4 of the grid ahead prefetched into L2
+//     (prefetch_ahead), so the DRAM does not idle through the look-backs.
 #pragma once
 
 #include <cuda/atomic>
@@ -548,6 +550,37 @@ constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) 
   return vectors && look_back && tiles > kStagedTiles;
 }
 
+// The persistent grid's L2 prefetch: while warp 0 looks back for tile t (the
+// block's loads done, its stores not yet issued: no DRAM traffic of its own),
+// one thread of warp 1 asks the TMA unit to bring tile t + 3/4 of the grid into
+// L2 (cp.async.bulk.prefetch, a hint: no data comes back, nothing waits on it).
+// The counter then stands about a grid past t, so the block that takes that
+// tile a little later finds it in L2: the DRAM stays busy through the
+// look-backs, and each load, now from L2, ends sooner, so its A is published
+// sooner. Sweeps, one process a setting (experiments/scan_prefetch/), int32,
+// 2^25 / 2^28 / 2^30: H200 4.8-6.1% faster at 1/2 to 1 grid ahead, 1.6% at
+// 1/4, 1.2% with the prefetch at the ticket instead of the look-back; H100 best
+// at 3/4 (4.4-5.5%). The long first nap stays: 1600 ns was 0.5% faster on an
+// H200, 1.2% slower on an H100. tools/run-ab against 02c3cb3, 6 rounds,
+// 2^24-2^30, int32 and float32 (results/versus/<gpu>/ab_scan_prefetch.md):
+// 2^25-2^30 3.7-5.5% faster on an H200 and 4.1-5.4% on an H100, every round;
+// 2^24 (staged, unchanged) no different. The copy roof at 2^30 after it: H100
+// 0.979, H200 0.870 of copy_memcpy.
+__host__ __device__ constexpr std::size_t prefetch_ahead(unsigned grid) { return std::size_t{grid} * 3 / 4; }
+// Bytes of tile t (of `tile` elements, of n) to prefetch: 0 past the last tile,
+// the last tile's elements rounded down to 16 bytes (the copy's granule); the
+// tile starts 16-byte aligned (persistent calls are aligned).
+template <class T>
+__host__ __device__ constexpr unsigned prefetch_bytes(std::size_t n, std::size_t tile, std::size_t t) {
+  if (t >= (n + tile - 1) / tile) return 0;
+  const std::size_t count = n - t * tile < tile ? n - t * tile : tile;
+  return static_cast<unsigned>(count * sizeof(T)) & ~15u;
+}
+template <class T>
+__device__ inline void prefetch_l2(const T* p, unsigned bytes) {
+  if (bytes) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
+}
+
 // One thread: a ticket into `ticket` (first: the block may meet on it).
 __device__ inline void take_ticket(Word* ws, std::size_t tiles, std::size_t takes, Word& ticket) {
   const Word old = atomicAdd(ws + kCtl, Word{1});
@@ -612,8 +645,9 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
 // look-back; tiles_only keeps one tile a block): scan_kernel's tile on a
 // persistent grid, the blocks that fit at once, each taking its next ticket
 // only when it is about to load that tile (not before finishing the current
-// one: see above), so no block launches after the first wave. Every block
-// takes one ticket past the last tile.
+// one: see above), so no block launches after the first wave; during each
+// look-back, the L2 prefetch of a tile 3/4 of the grid ahead (prefetch_ahead).
+// Every block takes one ticket past the last tile.
 template <class T, int Block, int Items>
 __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     persistent_scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles,
@@ -636,8 +670,14 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     tag = static_cast<unsigned>(t >> 32) + 1;
     const std::size_t tile = static_cast<std::size_t>(t & 0xFFFFFFFFu);
     if (tile >= tiles) break;
+    auto prefetch = [&] {
+      if (threadIdx.x != 32) return;  // warp 1, beside warp 0's look-back
+      constexpr std::size_t kTile = std::size_t{Block} * Items;
+      const std::size_t ahead = tile + prefetch_ahead(gridDim.x);
+      prefetch_l2(in + ahead * kTile, prefetch_bytes<T>(n, kTile, ahead));
+    };
     scan_tile<T, Block, Items, true, true>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
-                                           chunk_sums, false, false, nothing, nothing);
+                                           chunk_sums, false, false, nothing, prefetch);
   }
   reset_after_last_tag<Block>(ws, tag, gridDim.x, &last_block);
 }
