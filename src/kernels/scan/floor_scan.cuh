@@ -522,6 +522,10 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 //   last tile.
 // The call's last take (tiles, or tiles + grid) sets the counter back to 0 and
 // the epoch up by one.
+// Each kernel declares its own shared arrays and load: one struct of them and
+// a load functor for all three made the persistent grid's int32 calls 1.4-1.6%
+// slower at 2^26-2^30 (float32 no different; H100, tools/run-ab, 6 rounds,
+// 2026-11-27), with the same memory instructions in the PTX.
 // At most 64 registers a thread: two 512-thread blocks (four of 256, eight of
 // 128) fit an SM's 64K registers, so one tile loads while another waits. (The
 // one-hop look-back needs 74 for int32 512 x 32 otherwise: one block an SM,
