@@ -82,8 +82,8 @@ struct ScanTiles : KernelVariant {
 }  // namespace
 
 BENCH_DECLARE(Ceiling, ScanTiles, I32, "scan_tiles",
-              "ceiling: floor_scan's launch without its look-back (each tile scanned alone): the scan's data path "
-              "and tile order moving the bytes",
+              "ceiling: floor_scan's tiles scanned alone, one tile a block, no look-back: its data path and tile "
+              "order moving the bytes (above 1024 tiles floor_scan's persistent grid prefetches and can pass it)",
               {}, {});
 
 }  // namespace bench::ceiling
