@@ -237,10 +237,10 @@ def test_a_device_this_machine_does_not_have_is_refused_before_building(repo):
     """The stand-in nvidia-smi lists one GPU: --device=1 is refused in one line, exit 2,
     before anything is built (cuda_bench's listing does not query the GPUs)."""
     repo, _ = repo
-    for device in ("--device=1", "--device=07"):
+    for device in ("--device=1", "--device=07", "--device=9223372036854775808"):
         r, calls = run_ab_script(repo, "HEAD", device)
         assert r.returncode == 2 and calls == []
-        assert r.stderr.splitlines() == [f"==> {device}: this machine has 1 GPU(s), 0 to 0 (nvidia-smi -L); "
+        assert r.stderr.splitlines() == [f"==> {device}: this machine has 1 GPU(s), 0 to 0 (nvidia-smi); "
                                          "nothing was built or measured"]
 
 
@@ -249,7 +249,8 @@ def test_device_0_or_a_renumbering_cuda_visible_devices_goes_on_to_the_bursts(re
     """--device=0 names the one GPU; under CUDA_VISIBLE_DEVICES the ordinals are CUDA's, so
     run-ab leaves --device=1 to the first burst (the stand-in ignores it)."""
     repo, _ = repo
-    for device, env in (("--device=0", {}), ("--device=1", {"CUDA_VISIBLE_DEVICES": "1,0"})):
+    for device, env in (("--device=0", {}), ("--device=0000000000", {}),
+                        ("--device=1", {"CUDA_VISIBLE_DEVICES": "1,0"})):
         r, calls = run_ab_script(repo, "HEAD", "--rounds", "1", device, **env)
         assert r.returncode == 0, r.stderr
         assert len(calls) == 2 and all(device in c for c in calls)
