@@ -4,6 +4,7 @@
 #include <cuda_fp16.h>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <tuple>
@@ -45,12 +46,23 @@ struct Element<int> {
   }
 };
 
+// The host makes gigabytes of these while a suite sets up, so the float path
+// has no branch on the random bits (a branch on them is mispredicted half the
+// time): the sign is bit 0 of the hash put in the sign bit, the 24 bits convert
+// from 32-bit (not 64-bit) integers. The same values as (h & 1) ? 0.5 + u :
+// -(0.5 + u), about 3.5 times faster on the host (tests/harness/test_elements.cpp).
 template <>
 struct Element<float> {
   __host__ __device__ static float make(std::uint64_t seed, std::size_t index) {
     const std::uint64_t h = element_hash(seed, index);
-    const float u = static_cast<float>(h >> 40) * 0x1.0p-24f;  // [0, 1), 24 bits
-    return (h & 1) ? 0.5f + u : -(0.5f + u);
+    const float u = static_cast<float>(static_cast<std::uint32_t>(h >> 40)) * 0x1.0p-24f;  // [0, 1), 24 bits
+    const float magnitude = 0.5f + u;
+    std::uint32_t bits;
+    std::memcpy(&bits, &magnitude, sizeof bits);
+    bits |= static_cast<std::uint32_t>(~h & 1u) << 31;
+    float v;
+    std::memcpy(&v, &bits, sizeof v);
+    return v;
   }
 };
 
@@ -61,10 +73,22 @@ struct Element<__half> {
   }
 };
 
+// Rounded to nearest even: on the device by its instruction; on the host by
+// the same rounding in integer arithmetic (cuda_bf16's host function branches
+// on the bits it drops, twice as slow on random data). Never NaN here.
 template <>
 struct Element<__nv_bfloat16> {
   __host__ __device__ static __nv_bfloat16 make(std::uint64_t seed, std::size_t index) {
-    return __float2bfloat16_rn(Element<float>::make(seed, index));
+    const float f = Element<float>::make(seed, index);
+#ifdef __CUDA_ARCH__
+    return __float2bfloat16_rn(f);
+#else
+    std::uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    __nv_bfloat16_raw raw;
+    raw.x = static_cast<unsigned short>((bits + 0x7FFFu + ((bits >> 16) & 1u)) >> 16);
+    return __nv_bfloat16(raw);
+#endif
   }
 };
 
