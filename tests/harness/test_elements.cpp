@@ -42,12 +42,16 @@ std::uint32_t bits_of(float x) {
 
 std::uint16_t bits_of(__nv_bfloat16 x) { return static_cast<__nv_bfloat16_raw>(x).x; }
 
-// Indices at the start, and up past 2^32 (the largest suites' 2^30 elements and beyond).
-std::vector<std::uint64_t> indices() {
-  std::vector<std::uint64_t> at;
-  for (std::uint64_t i = 0; i < 400'000; ++i) at.push_back(i);
-  for (std::uint64_t i = (std::uint64_t{1} << 30) - 1000; i < (std::uint64_t{1} << 30) + 1000; ++i) at.push_back(i);
-  for (std::uint64_t i = (std::uint64_t{1} << 32) - 5; i < (std::uint64_t{1} << 32) + 5; ++i) at.push_back(i);
+// Indices at the start, and up past 2^32 (the largest suites' 2^30 elements and
+// beyond); made once, read by every seed of every test.
+const std::vector<std::uint64_t>& indices() {
+  static const std::vector<std::uint64_t> at = [] {
+    std::vector<std::uint64_t> v;
+    for (std::uint64_t i = 0; i < 400'000; ++i) v.push_back(i);
+    for (std::uint64_t i = (std::uint64_t{1} << 30) - 1000; i < (std::uint64_t{1} << 30) + 1000; ++i) v.push_back(i);
+    for (std::uint64_t i = (std::uint64_t{1} << 32) - 5; i < (std::uint64_t{1} << 32) + 5; ++i) v.push_back(i);
+    return v;
+  }();
   return at;
 }
 
