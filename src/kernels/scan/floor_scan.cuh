@@ -678,7 +678,8 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
       if (threadIdx.x != 32) return;  // warp 1, beside warp 0's look-back
       constexpr std::size_t kTile = std::size_t{Block} * Items;
       const std::size_t ahead = tile + prefetch_ahead(gridDim.x);
-      prefetch_l2(in + ahead * kTile, prefetch_bytes<T>(n, kTile, ahead));
+      // Past the last tile the address is never formed (it would point past `in`).
+      if (const unsigned bytes = prefetch_bytes<T>(n, kTile, ahead)) prefetch_l2(in + ahead * kTile, bytes);
     };
     scan_tile<T, Block, Items, true, true>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
                                            chunk_sums, false, false, nothing, prefetch);
