@@ -196,3 +196,51 @@ def test_an_offset_a_dataset_shares_is_told_apart_from_the_spread_within_it(tmp_
     doc = json.loads(capsys.readouterr().out)
     assert doc["offsets"]["groups"][0] == {"type": "i32", "n": 1 << 20, "benchmarks": 6,
                                            "median_ratio": pytest.approx(1.03)}
+
+
+def grid(tmp_path, ratio_of, variants=6, logs=range(10, 16)):
+    """Run 1 at 10 us each, run 2 at 10 * ratio_of(v, log2 N), for variants k0.. at each N."""
+    one = [entry(f"k{v}", 1 << e, 10.0) for v in range(variants) for e in logs]
+    two = [entry(f"k{v}", 1 << e, 10.0 * ratio_of(v, e)) for v in range(variants) for e in logs]
+    r1, r2 = write(tmp_path / "g1.json", one), write(tmp_path / "g2.json", two)
+    return agree.process_offsets(agree.pairs(load_results(r1), load_results(r2), ("kernel", "library"))[0]), r1, r2
+
+
+def test_offsets_a_process_keeps_per_variant_and_per_dataset_are_taken_out(tmp_path, capsys):
+    # Each variant a whole-run offset (-4% .. +6%), each N one (-3% .. +2%), times a wiggle of at most 0.05%.
+    variant = [0.96, 0.98, 1.0, 1.02, 1.04, 1.06]
+    dataset = {10: 0.97, 11: 1.02, 12: 0.99, 13: 1.01, 14: 0.98, 15: 1.0}
+    wiggle = lambda v, e: 1 + 0.0005 * (1 if (v + e) % 2 else -1) * ((v * 7 + e) % 3) / 2
+    fitted, r1, r2 = grid(tmp_path, lambda v, e: variant[v] * dataset[e] * wiggle(v, e))
+    assert [f.band for f in fitted] == ["below 2^16"] and fitted[0].benchmarks == 36
+    f = fitted[0]
+    assert f.raw_p95 > 0.05                        # 0.96 * 0.97 and 1.06 * 1.02 are in it
+    assert f.without_both_p95 < 0.0006             # only the wiggle is left
+    assert f.without_variant_p95 > 0.015 and f.without_dataset_p95 > 0.03   # one offset alone is not enough
+    assert agree.main([r1, r2]) == 0
+    out = capsys.readouterr().out
+    assert "**Offsets each process keeps.**" in out and "| below 2^16 | 36 | " in out
+    assert agree.main([r1, r2, "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["process_offsets"][0]["band"] == "below 2^16"
+    assert doc["process_offsets"][0]["without_both_p95"] == pytest.approx(f.without_both_p95)
+
+
+def test_ratios_without_such_offsets_keep_their_spread(tmp_path):
+    # A Latin square of -3% .. +3%: every variant and every N has the same spread around 1,
+    # so there is nothing to fit and the p95 stays where it is.
+    step = [-0.03, -0.02, -0.01, 0.01, 0.02, 0.03]
+    fitted, _, _ = grid(tmp_path, lambda v, e: 1 + step[(v + e) % 6])
+    f = fitted[0]
+    assert f.raw_p95 == pytest.approx(0.03)
+    for left in (f.without_variant_p95, f.without_dataset_p95, f.without_both_p95):
+        assert left >= 0.029
+
+
+def test_too_few_benchmarks_get_no_offset_of_their_own(tmp_path):
+    # Two variants at two N: each variant has 2 benchmarks (< 3), each dataset 2 (< 5):
+    # nothing is fitted, though an offset per benchmark would "explain" everything.
+    fitted, _, _ = grid(tmp_path, lambda v, e: 1.05 if v else 0.96, variants=2, logs=(10, 11))
+    f = fitted[0]
+    assert f.raw_p95 == pytest.approx(0.05)
+    assert f.without_variant_p95 == f.without_dataset_p95 == f.without_both_p95 == pytest.approx(0.05)

@@ -15,7 +15,9 @@ differ by as a whole dataset: the device-timed benchmarks grouped by type and N
 (the benchmarks of a group read the same input), each group's median ratio, and
 how far the benchmarks stray from their group's median: a shift that every
 benchmark of a dataset shares points at the data's placement or the process,
-not at the kernels. Runs on two different boards are compared with a warning:
+not at the kernels. Then the offsets each process keeps, fitted: per band, the device-timed
+ratios with one offset per variant and one per dataset taken out, and the p95
+left. Runs on two different boards are compared with a warning:
 the targets are for one board, back to back; so are runs sampled differently
 (timing, cache or launch mode, or gated samples against ungated ones).
 Bad input: one line on stderr, exit code 2.
@@ -157,6 +159,70 @@ def shared_offsets(matched: Sequence[Pair]) -> Offsets:
     return Offsets(groups=groups, benchmarks=len(within), within_p95=nearest_rank(within, 0.95))
 
 
+MIN_FITTED = 3   # benchmarks a variant needs in a band before it gets an offset of its own
+FIT_ROUNDS = 10
+
+
+@dataclass(frozen=True)
+class ProcessOffsets:
+    """One band's device-timed ratios with offsets each run keeps for its whole
+    process taken out: one per variant (family/type/variant, over the band's N)
+    and one per dataset (type and N), fitted to log(ratio) by alternating medians;
+    each p95 is of |ratio / its fitted offsets - 1|."""
+    band: str
+    benchmarks: int
+    raw_p95: Optional[float]
+    without_variant_p95: Optional[float]
+    without_dataset_p95: Optional[float]
+    without_both_p95: Optional[float]
+
+
+def _fit(rows: List[Tuple[str, Tuple[str, int], float]], by_variant: bool, by_dataset: bool) -> List[float]:
+    """|ratio - 1| of each row after its variant's and its dataset's fitted offsets (log
+    space); a variant with fewer than MIN_FITTED rows, or a dataset with fewer than
+    MIN_GROUP, keeps offset 0 (one or two benchmarks would be fitted exactly)."""
+    count_v: Dict[str, int] = {}
+    count_d: Dict[Tuple[str, int], int] = {}
+    for v, d, _ in rows:
+        count_v[v] = count_v.get(v, 0) + 1
+        count_d[d] = count_d.get(d, 0) + 1
+    a: Dict[str, float] = {}
+    b: Dict[Tuple[str, int], float] = {}
+    for _ in range(FIT_ROUNDS if by_variant and by_dataset else 1):
+        if by_variant:
+            g: Dict[str, List[float]] = {}
+            for v, d, y in rows:
+                if count_v[v] >= MIN_FITTED:
+                    g.setdefault(v, []).append(y - b.get(d, 0.0))
+            a = {k: stats.median(z) for k, z in g.items()}
+        if by_dataset:
+            h: Dict[Tuple[str, int], List[float]] = {}
+            for v, d, y in rows:
+                if count_d[d] >= MIN_GROUP:
+                    h.setdefault(d, []).append(y - a.get(v, 0.0))
+            b = {k: stats.median(z) for k, z in h.items()}
+    return [abs(math.exp(y - a.get(v, 0.0) - b.get(d, 0.0)) - 1) for v, d, y in rows]
+
+
+def process_offsets(matched: Sequence[Pair]) -> List[ProcessOffsets]:
+    """Per band of N: how much of the device-timed disagreement is offsets per variant
+    and per dataset that each run keeps for its process, and what is left."""
+    out = []
+    for first, last, _ in BANDS:
+        rows = [(f"{p.first.family}/{p.first.type}/{p.first.variant}", (p.first.type, p.first.n), math.log(p.ratio))
+                for p in matched if p.device_timed
+                and first <= p.first.n.bit_length() - 1 <= (last if last is not None else math.inf)]
+        if not rows:
+            continue
+        out.append(ProcessOffsets(
+            band=band_label(first, last), benchmarks=len(rows),
+            raw_p95=nearest_rank(_fit(rows, False, False), 0.95),
+            without_variant_p95=nearest_rank(_fit(rows, True, False), 0.95),
+            without_dataset_p95=nearest_rank(_fit(rows, False, True), 0.95),
+            without_both_p95=nearest_rank(_fit(rows, True, True), 0.95)))
+    return out
+
+
 def sampling_differences(run1: Results, run2: Results) -> List[str]:
     """Each way the two runs were timed differently (benchtools.noise's timing
     conditions, and gated samples or not), as "label 'a' vs 'b'"."""
@@ -175,7 +241,7 @@ def _board(run: Results) -> str:
 
 
 def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int,
-             offsets: Offsets) -> str:
+             offsets: Offsets, fitted: Sequence[ProcessOffsets] = ()) -> str:
     lines = [f"#### Two runs compared: {Path(run2.path).name} over {Path(run1.path).name} ({run1.gpu})", ""]
     lines.append(f"Boards: run 1 `{_board(run1)}`, run 2 `{_board(run2)}`; roles: {', '.join(roles)}."
                  + (f" {unmatched} benchmarks of these roles are in one run only (left out)." if unmatched else ""))
@@ -199,14 +265,25 @@ def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[st
                   f"{len(offsets.groups)} groups of {MIN_GROUP} or more, {offsets.benchmarks} benchmarks). "
                   f"The groups' median ratios farthest from 1: {far}. Within a group, the 95th percentile of "
                   f"\\|ratio / the group's median − 1\\| is {_pct(offsets.within_p95)}.", ""]
+    if fitted:
+        lines += ["**Offsets each process keeps.** The device-timed ratios fitted with one offset per variant "
+                  f"(over the band's N; {MIN_FITTED} benchmarks or more) and one per dataset (type and N; "
+                  f"{MIN_GROUP} or more), by alternating medians of log(ratio); the p95 of what is left:", "",
+                  "| N band | benchmarks | p95 | without the variants' offsets | without the datasets' "
+                  "| without both |", "|---|---:|---:|---:|---:|---:|"]
+        lines += [f"| {f.band} | {f.benchmarks} | {_pct(f.raw_p95)} | {_pct(f.without_variant_p95)} "
+                  f"| {_pct(f.without_dataset_p95)} | {_pct(f.without_both_p95)} |" for f in fitted]
+        lines += ["", "Where taking them out leaves much less, the runs differ by what a process gives a whole "
+                  "variant or dataset (docs/precision.md, \"What the interval does not cover\"), not by "
+                  "sampling.", ""]
     return "\n".join(lines)
 
 
 def to_json(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str], unmatched: int,
-            offsets: Offsets) -> str:
+            offsets: Offsets, fitted: Sequence[ProcessOffsets] = ()) -> str:
     doc = {"run1": run1.path, "run2": run2.path, "board1": _board(run1), "board2": _board(run2),
            "roles": list(roles), "unmatched": unmatched, "bands": [asdict(b) for b in bands],
-           "offsets": asdict(offsets)}
+           "offsets": asdict(offsets), "process_offsets": [asdict(f) for f in fitted]}
     return json.dumps(doc, indent=2) + "\n"
 
 
@@ -246,8 +323,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-agree: warning: the runs were sampled differently ({', '.join(differences)}): "
               "their differences include that", file=sys.stderr)
     offsets = shared_offsets(matched)
-    text = markdown(bands, run1, run2, roles, unmatched, offsets) if fmt == "markdown" else \
-        to_json(bands, run1, run2, roles, unmatched, offsets)
+    fitted = process_offsets(matched)
+    text = markdown(bands, run1, run2, roles, unmatched, offsets, fitted) if fmt == "markdown" else \
+        to_json(bands, run1, run2, roles, unmatched, offsets, fitted)
     try:
         if args.out:
             write_text("--out", args.out, text)
