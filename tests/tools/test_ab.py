@@ -329,3 +329,19 @@ def test_files_timed_differently_are_refused(tmp_path, capsys, key, value, said)
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and err.startswith(f"bench-ab: {paths[1]} has {said}, {paths[0]} "), err
     assert "times that mean different things" in err
+
+
+def test_the_process_offset_is_named_below_2p22_only(tmp_path, capsys):
+    """Rows below 2^22 carry an offset per variant and process that no interval from one
+    process includes: the table says so there, and not where every N is 2^22 or more."""
+    assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce"]) == 0   # 2^20 and 2^28
+    out = capsys.readouterr().out
+    assert "Below 2^22 each variant also reads high or low by an offset" in out
+    assert "experiments/process_offsets/" in out
+    d = json.loads(open(INTERLEAVED).read())
+    large = dict(d, benchmarks=[b for b in d["benchmarks"] if f"N:{P28}/" in b["name"]])
+    path = tmp_path / "large.json"
+    path.write_text(json.dumps(large))
+    assert ab.main([str(path), "--versus", "cub_device_reduce"]) == 0
+    out = capsys.readouterr().out
+    assert "| 2^28 | fast_kernel" in out and "Below 2^22" not in out
