@@ -4,6 +4,9 @@ variant, or a whole dataset (type and N), and what is left without them.
     python3 decompose.py runs.csv.xz preroll abc
     python3 decompose.py runs.csv.xz placements ap
     python3 decompose.py runs.csv.xz placements ap shuffled   # the null: ratios shuffled within each band
+    python3 decompose.py h11_h100_GPU-37d1158c/rep.csv - graph,graphgate,stream,streamgate
+        # the eighth session's runs (experiments/gated_batches/gated_batches.tar.xz): no experiment
+        # column ("-"), modes comma-separated
 
 For every pair of processes of a mode: log(ratio) of each device-timed kernel or library
 benchmark, fitted by a per-variant offset (one per variant and N band), a per-dataset
@@ -52,11 +55,13 @@ def fit(rows, use_variant, use_dataset):
 
 def main(path, experiment, modes, shuffled=""):
     runs = collections.defaultdict(dict)  # (mode, process) -> {name: median}
-    with io.TextIOWrapper(lzma.open(path)) as f:
+    with (io.TextIOWrapper(lzma.open(path)) if path.endswith(".xz") else open(path)) as f:
         for r in csv.DictReader(f):
-            if r["experiment"] != experiment or r["host_work"] != "0" or r["role"] not in ("kernel", "library"):
+            if r.get("experiment", experiment) != experiment or r["host_work"] != "0" \
+                    or r.get("role", "kernel") not in ("kernel", "library") or r.get("error", "0") != "0":
                 continue
-            runs[r["mode"], r["process"]][r["benchmark"]] = float(r["median_us"])
+            runs[r["mode"], r["process"]][r.get("benchmark") or r["name"]] = float(r["median_us"])
+    modes = modes.split(",") if "," in modes else list(modes)
     fits = (("raw", (0, 0)), ("less variant", (1, 0)), ("less dataset", (0, 1)), ("less both", (1, 1)))
     for mode in modes:
         res = collections.defaultdict(list)
