@@ -331,17 +331,26 @@ def test_files_timed_differently_are_refused(tmp_path, capsys, key, value, said)
     assert "times that mean different things" in err
 
 
-def test_the_process_offset_is_named_below_2p22_only(tmp_path, capsys):
-    """Rows below 2^22 carry an offset per variant and process that no interval from one
-    process includes: the table says so there, and not where every N is 2^22 or more."""
+def test_the_process_offset_is_named_below_2p26_once(tmp_path, capsys):
+    """Rows below 2^26 carry offsets that no interval from one process includes: the output
+    says so once (markdown and JSON), by how much for the smallest N compared, and not at all
+    where every N is 2^26 or more."""
+    assert ab.process_offset_note([1 << 26, 1 << 30]) is None and ab.process_offset_note([]) is None
+    assert "about 1%" in ab.process_offset_note([1 << 22, 1 << 28])
+    assert "a few percent" in ab.process_offset_note([(1 << 22) - 1])
+    assert "a few percent" in ab.process_offset_note([1 << 10, 1 << 22])
     assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce"]) == 0   # 2^20 and 2^28
     out = capsys.readouterr().out
-    assert "Below 2^22 each variant also reads high or low by an offset" in out
-    assert "experiments/process_offsets/" in out
+    assert out.count("Below 2^26 two things move a ratio") == 1 and "experiments/process_offsets/" in out
+    assert "a few percent" in out and "tools/run-ab" in out
+    assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce", "--format", "json"]) == 0
+    assert "a few percent" in json.loads(capsys.readouterr().out)["process_offset_note"]
     d = json.loads(open(INTERLEAVED).read())
     large = dict(d, benchmarks=[b for b in d["benchmarks"] if f"N:{P28}/" in b["name"]])
     path = tmp_path / "large.json"
     path.write_text(json.dumps(large))
     assert ab.main([str(path), "--versus", "cub_device_reduce"]) == 0
     out = capsys.readouterr().out
-    assert "| 2^28 | fast_kernel" in out and "Below 2^22" not in out
+    assert "| 2^28 | fast_kernel" in out and "Below 2^26" not in out
+    assert ab.main([str(path), "--versus", "cub_device_reduce", "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["process_offset_note"] is None

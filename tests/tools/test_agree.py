@@ -244,3 +244,22 @@ def test_too_few_benchmarks_get_no_offset_of_their_own(tmp_path):
     f = fitted[0]
     assert f.raw_p95 == pytest.approx(0.05)
     assert f.without_variant_p95 == f.without_dataset_p95 == f.without_both_p95 == pytest.approx(0.05)
+
+
+def test_bands_split_at_2p16_and_three_benchmarks_a_variant_are_enough(tmp_path):
+    # Six variants at 2^13 .. 2^18: three N in each band, so each variant has exactly 3
+    # benchmarks (MIN_FITTED) in each; every ratio is its variant's offset (-5% .. +7.5%),
+    # different in each band. A host-work call, 2x slower in run 2, is left out.
+    offset = {"below 2^16": [0.95, 0.97, 1.0, 1.02, 1.05, 1.075], "2^16-2^21": [1.06, 0.96, 1.03, 0.94, 1.0, 1.01]}
+    logs = range(13, 19)
+    ratio = lambda v, e: offset["below 2^16" if e < 16 else "2^16-2^21"][v]
+    one = [entry(f"k{v}", 1 << e, 10.0) for v in range(6) for e in logs]
+    two = [entry(f"k{v}", 1 << e, 10.0 * ratio(v, e)) for v in range(6) for e in logs]
+    one.append(entry("t", 1 << 13, 10.0, role="library", host_work=True))
+    two.append(entry("t", 1 << 13, 20.0, role="library", host_work=True))
+    r1, r2 = write(tmp_path / "b1.json", one), write(tmp_path / "b2.json", two)
+    fitted = agree.process_offsets(agree.pairs(load_results(r1), load_results(r2), ("kernel", "library"))[0])
+    assert [(f.band, f.benchmarks) for f in fitted] == [("below 2^16", 18), ("2^16-2^21", 18)]
+    assert fitted[0].raw_p95 == pytest.approx(0.075) and fitted[1].raw_p95 == pytest.approx(0.06)
+    for f in fitted:
+        assert f.without_variant_p95 < 1e-9 and f.without_both_p95 < 1e-9

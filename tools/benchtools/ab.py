@@ -35,14 +35,27 @@ from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 FORMATS = ("markdown", "csv", "json")
 INTERLEAVED = "interleaved, same process"
 ACROSS_TIME = "across time (sampled separately: weaker)"
-# Below this N a benchmark also carries an offset of its own for its whole process
-# (experiments/process_offsets/: between two processes, per variant, p95 2.4-4.2% below
-# 2^16 and 2.5-3.4% at 2^16-2^21 on H100s and an H200; about 1% at 2^22-2^25).
-PROCESS_OFFSET_BELOW = 1 << 22
-PROCESS_OFFSET = ("Below 2^22 each variant also reads high or low by an offset it keeps for the whole process "
-                  "(a few percent; 95th percentile 2.4-4.2% below 2^16 and 2.5-3.4% at 2^16-2^21 on the boards "
-                  "measured, experiments/process_offsets/), which no interval from one process includes: a "
-                  "verdict there by less than about 4% holds only if runs in other processes agree.")
+# Below this N a variant also carries an offset of its own for its whole process: between
+# two processes, the 95th percentile of the fitted per-variant offsets was 2.4-4.2% below
+# 2^16, 2.5-3.4% at 2^16-2^21 and 1.0-1.3% at 2^22-2^25 (H100s and an H200,
+# experiments/process_offsets/, "The fitted offsets"); about 0.3-0.7% from 2^26.
+PROCESS_OFFSET_BELOW = 1 << 26
+
+
+def process_offset_note(ns: Sequence[int]) -> Optional[str]:
+    """What no interval from one process includes, for the N compared; None from 2^26."""
+    low = min(ns, default=PROCESS_OFFSET_BELOW)
+    if low >= PROCESS_OFFSET_BELOW:
+        return None
+    size = ("a few percent (95th percentile 2.4-4.2% below 2^16, 2.5-3.4% at 2^16-2^21, 1.0-1.3% at 2^22-2^25"
+            if low < 1 << 22 else "about 1% (95th percentile 1.0-1.3% at 2^22-2^25")
+    return ("Below 2^26 two things move a ratio that no interval from one process includes: an offset a "
+            f"benchmark may keep in every process (one kernel under two names, docs/precision.md), and one each "
+            f"variant keeps for its whole process, different in the next: {size} on the boards measured, "
+            "experiments/process_offsets/). A verdict there by less than that is confirmed by runs in other "
+            "processes agreeing, and for two commits by tools/run-ab, whose rounds are separate processes.")
+
+
 NOT_REACHED = ("† precision not reached: the variant or the chosen one stopped on its time or sample cap "
                "before its interval was within the precision asked for (its interval is wider)")
 
@@ -184,8 +197,9 @@ def markdown(found: Dict[Chart, List[Comparison]], gpu: Gpu) -> str:
                      + (f" Precision asked for: ±{p:g}% per median." if p else ""))
         if not all(c.precision_reached for c in rows):
             lines.append(f"\n{NOT_REACHED}")
-        if any(c.n < PROCESS_OFFSET_BELOW for c in rows):
-            lines.append(f"\n{PROCESS_OFFSET}")
+    note = process_offset_note([c.n for rows in found.values() for c in rows])
+    if note:
+        lines.append(f"\n{note}")
     return "\n".join(lines).lstrip("\n") + "\n"
 
 
@@ -205,7 +219,8 @@ def to_csv(found: Dict[Chart, List[Comparison]]) -> str:
 
 def to_json(found: Dict[Chart, List[Comparison]], gpu: Gpu, paths: Sequence[str]) -> str:
     doc = {"gpu": gpu.label, "files": list(paths), "precision_percent": precision_percent(gpu),
-           "comparisons": [{**asdict(c), "measured": c.how} for rows in found.values() for c in rows]}
+           "comparisons": [{**asdict(c), "measured": c.how} for rows in found.values() for c in rows],
+           "process_offset_note": process_offset_note([c.n for rows in found.values() for c in rows])}
     return json.dumps(doc, indent=2) + "\n"
 
 
