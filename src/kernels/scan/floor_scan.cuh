@@ -580,9 +580,12 @@ __host__ __device__ constexpr unsigned prefetch_bytes(std::size_t n, std::size_t
   const std::size_t count = n - t * tile < tile ? n - t * tile : tile;
   return static_cast<unsigned>(count * sizeof(T)) & ~15u;
 }
+// Asks for tile t of `in` into L2; past the last tile (0 bytes) nothing, and the
+// address, which would point past `in`, is never formed.
 template <class T>
-__device__ inline void prefetch_l2(const T* p, unsigned bytes) {
-  if (bytes) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(p), "r"(bytes) : "memory");
+__device__ inline void prefetch_tile_l2(const T* in, std::size_t n, std::size_t tile, std::size_t t) {
+  const unsigned bytes = prefetch_bytes<T>(n, tile, t);
+  if (bytes) asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(in + t * tile), "r"(bytes) : "memory");
 }
 
 // One thread: a ticket into `ticket` (first: the block may meet on it).
@@ -677,9 +680,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
     auto prefetch = [&] {
       if (threadIdx.x != 32) return;  // warp 1, beside warp 0's look-back
       constexpr std::size_t kTile = std::size_t{Block} * Items;
-      const std::size_t ahead = tile + prefetch_ahead(gridDim.x);
-      // Past the last tile the address is never formed (it would point past `in`).
-      if (const unsigned bytes = prefetch_bytes<T>(n, kTile, ahead)) prefetch_l2(in + ahead * kTile, bytes);
+      prefetch_tile_l2(in, n, kTile, tile + prefetch_ahead(gridDim.x));
     };
     scan_tile<T, Block, Items, true, true>(load, out, n, tiles, ws, tile, tag, warp_totals, &prefix_shared,
                                            chunk_sums, false, false, nothing, prefetch);
