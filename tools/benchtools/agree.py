@@ -104,12 +104,16 @@ def overlaps(a: Record, b: Record) -> Optional[bool]:
     return a.ci_low_seconds <= b.ci_high_seconds and b.ci_low_seconds <= a.ci_high_seconds
 
 
+def in_band(p: Pair, first: int, last: Optional[int]) -> bool:
+    """Whether the pair's N is in the band 2^first .. 2^last (last None: no upper end)."""
+    return first <= p.first.n.bit_length() - 1 <= (last if last is not None else math.inf)
+
+
 def agree(matched: Sequence[Pair]) -> List[Band]:
     """The bands of N, each with its benchmarks' agreement and target."""
     bands = []
     for first, last, target in BANDS:
-        band = [p for p in matched
-                if first <= p.first.n.bit_length() - 1 <= (last if last is not None else math.inf)]
+        band = [p for p in matched if in_band(p, first, last)]
         dev = [abs(p.ratio - 1) for p in band]
         device = [abs(p.ratio - 1) for p in band if p.device_timed]
         overlap = [o for o in (overlaps(p.first, p.second) for p in band) if o is not None]
@@ -215,8 +219,7 @@ def process_offsets(matched: Sequence[Pair]) -> List[ProcessOffsets]:
     for first, last, _ in BANDS:
         rows = [((p.first.family, p.first.type, p.first.variant, p.first.block, p.first.batch),
                  (p.first.type, p.first.n), math.log(p.ratio))
-                for p in matched if p.device_timed
-                and first <= p.first.n.bit_length() - 1 <= (last if last is not None else math.inf)]
+                for p in matched if p.device_timed and in_band(p, first, last)]
         if not rows:
             continue
         out.append(ProcessOffsets(
