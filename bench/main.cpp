@@ -59,6 +59,9 @@ at a time until the 95% interval of its median is within the precision; its
 time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
   --precision=PCT          the interval within +-PCT % of the median (default 0.5)
   --max-time=SECONDS       at most this long sampling each benchmark (default 0.03)
+  --min-time=SECONDS       precision stops sampling only after this long
+                           (default 0.005, at most --max-time): the first
+                           samples after a benchmark's setup read fast
   --min-samples=N          at least N samples (default 16, at least 6)
   --max-samples=N          at most N samples (default 10000)
   --placements=K           rotate each small benchmark's samples over up to K
@@ -305,6 +308,7 @@ int run(int argc, char** argv) {
   benchmark::AddCustomContext("precision_percent", format_number(opt.sampling.precision * 100));
   benchmark::AddCustomContext("max_time_seconds", format_number(opt.sampling.max_time_seconds));
   benchmark::AddCustomContext("min_samples", std::to_string(opt.sampling.min_samples));
+  benchmark::AddCustomContext("min_time_seconds", format_number(opt.sampling.min_time_seconds));
   benchmark::AddCustomContext("max_samples", std::to_string(opt.sampling.max_samples));
   benchmark::AddCustomContext("placements", std::to_string(opt.sampling.placements));
   if (opt.interleave) benchmark::AddCustomContext("interleave", "true");

@@ -103,6 +103,7 @@ Options parse_options(const std::vector<std::string>& args) {
   Options o;
   o.results_dir = CUDABENCH_SOURCE_DIR "/results";
   o.passthrough.push_back(args.empty() ? "cuda_bench" : args[0]);
+  bool min_time_given = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&a](const char* flag) { return a.substr(std::string(flag).size()); };
@@ -135,6 +136,14 @@ Options parse_options(const std::vector<std::string>& args) {
       o.sampling.precision = parse_positive(value("--precision="), a, 100) / 100;
     } else if (starts_with(a, "--max-time=")) {
       o.sampling.max_time_seconds = parse_positive(value("--max-time="), a);
+    } else if (starts_with(a, "--min-time=")) {
+      const std::string text = value("--min-time=");
+      char* end = nullptr;
+      const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end);
+      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
+        throw UsageError(a + ": expected a finite number >= 0 (seconds; 0: precision may stop sampling at once)");
+      o.sampling.min_time_seconds = v;
+      min_time_given = true;
     } else if (starts_with(a, "--min-samples=")) {
       o.sampling.min_samples = parse_count(value("--min-samples="), a);
     } else if (starts_with(a, "--max-samples=")) {
@@ -167,6 +176,8 @@ Options parse_options(const std::vector<std::string>& args) {
       throw UsageError("unrecognized argument '" + a + "' (see --help)");
     }
   }
+  // The default minimum never outlasts a shorter --max-time; one given explicitly is checked.
+  if (!min_time_given) o.sampling.min_time_seconds = std::min(o.sampling.min_time_seconds, o.sampling.max_time_seconds);
   if (const std::string problem = sampling_options_problem(o.sampling); !problem.empty()) throw UsageError(problem);
   if (o.timing == TimingMode::graph && o.launch == LaunchMode::stream)
     throw UsageError("--launch=stream: applies to --timing=events; --timing=graph replays captured graphs");

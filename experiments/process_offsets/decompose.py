@@ -4,6 +4,7 @@ variant, or a whole dataset (type and N), and what is left without them.
     python3 decompose.py runs.csv.xz preroll abc
     python3 decompose.py runs.csv.xz placements ap
     python3 decompose.py runs.csv.xz placements ap shuffled   # the null: ratios shuffled within each band
+    python3 decompose.py runs21.csv.xz flush_rotate af       # the twenty-first session's runs (README)
     python3 decompose.py h11_h100_GPU-37d1158c/rep.csv - graph,graphgate,stream,streamgate
         # the eighth session's runs (experiments/gated_batches/gated_batches.tar.xz): no experiment
         # column ("-"), modes comma-separated
@@ -57,6 +58,13 @@ def main(path, experiment, modes, shuffled=""):
     runs = collections.defaultdict(dict)  # (mode, process) -> {name: median}
     with (io.TextIOWrapper(lzma.open(path)) if path.endswith(".xz") else open(path)) as f:
         for r in csv.DictReader(f):
+            if "median_us" not in r:  # runs21.csv.xz: one row a benchmark, a column "experiment:<mode><process>" each
+                if r["host_work"] == "0" and r["role"] in ("kernel", "library"):
+                    for col, v in r.items():
+                        if col.startswith(experiment + ":") and v:
+                            mode, process = col.split(":")[1][:-1], col[-1]
+                            runs[mode, process][r["benchmark"]] = float(v)
+                continue
             if r.get("experiment", experiment) != experiment or r["host_work"] != "0" \
                     or r.get("role", "kernel") not in ("kernel", "library") or r.get("error", "0") != "0":
                 continue

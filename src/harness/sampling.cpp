@@ -2,10 +2,18 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
+#include <string>
 
 namespace bench {
 namespace {
+
+std::string format_seconds(double s) {
+  std::ostringstream out;
+  out << s;
+  return out.str();
+}
 
 constexpr double kTail = 0.025;                 // each side of a 95% interval
 constexpr double kZ = 1.959963984540054;        // the standard normal's 97.5% point
@@ -95,10 +103,11 @@ SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::siz
   // CPU reference at 2^30, would otherwise cost min_samples x its time);
   // precision is claimed only from min_samples on.
   if (n < kMinSamplesForInterval) return SampleStop::none;
-  if (n >= options.min_samples && all_precise) return SampleStop::precision;
+  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
+  if (n >= options.min_samples && all_precise && elapsed >= std::min(options.min_time_seconds, cap))
+    return SampleStop::precision;
   if (n >= options.max_samples) return SampleStop::samples;
-  if (elapsed >= options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1)))
-    return SampleStop::time;
+  if (elapsed >= cap) return SampleStop::time;
   return SampleStop::none;
 }
 
@@ -109,9 +118,12 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
   const double ratio = std::isfinite(worst_half_width_over_target) ? worst_half_width_over_target : 4.0;
   const double wanted = nd * ratio * ratio - nd;
   double rounds = std::clamp(wanted, std::max(4.0, nd / 4), std::max(4.0, 3 * nd));
+  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
+  const double min_time = std::min(options.min_time_seconds, cap);
+  if (seconds_per_round > 0 && elapsed < min_time)  // precision waits for the samples to span min_time
+    rounds = std::max(rounds, std::ceil((min_time - elapsed) / seconds_per_round));
   rounds = std::min(rounds, static_cast<double>(kMaxRoundsPerBatch));
   rounds = std::min(rounds, static_cast<double>(options.max_samples - n));
-  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
   if (seconds_per_round > 0) rounds = std::min(rounds, std::floor((cap - elapsed) / seconds_per_round));
   return rounds > 0 ? static_cast<std::size_t>(rounds) : 0;
 }
@@ -127,6 +139,11 @@ std::string sampling_options_problem(const SamplingOptions& options) {
   if (options.max_samples < options.min_samples)
     return "--max-samples=" + std::to_string(options.max_samples) + ": below --min-samples=" +
            std::to_string(options.min_samples);
+  if (!std::isfinite(options.min_time_seconds) || options.min_time_seconds < 0)
+    return "--min-time=" + format_seconds(options.min_time_seconds) + ": expected a finite number >= 0";
+  if (options.min_time_seconds > options.max_time_seconds)
+    return "--min-time=" + format_seconds(options.min_time_seconds) + ": above --max-time=" +
+           format_seconds(options.max_time_seconds) + " (precision is claimed only after --min-time of sampling)";
   return "";
 }
 

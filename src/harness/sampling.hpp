@@ -46,10 +46,15 @@ Summary summarize(std::vector<double> samples);
 double median_of_sorted(const std::vector<double>& sorted);
 
 // What the caller asked for: --precision (as a fraction), --max-time,
-// --min-samples, --max-samples.
+// --min-time, --min-samples, --max-samples.
 struct SamplingOptions {
   double precision = 0.005;     // the interval within ±0.5% of the median
   double max_time_seconds = 0.03;  // per benchmark (an interleaved group: times its members)
+  // Precision is claimed only once the samples span this long (at most the
+  // time cap): a benchmark's first samples, the first millisecond or so after
+  // its setup, mostly read faster than the rest (up to 9%), and they alone
+  // could claim ±0.5% (docs/precision.md, "The minimum sampling time").
+  double min_time_seconds = 0.005;
   std::size_t min_samples = 16;
   std::size_t max_samples = 10000;
   int placements = 1;  // --placements: at most this many (placements_for); 1: off
@@ -79,15 +84,17 @@ bool precise_enough(const Summary& s, double precision);
 
 // The stopping rule after n samples taken in `elapsed` seconds of sampling
 // (of a group of `members` benchmarks sampled round-robin: each has n), given
-// whether every one is precise enough. Never stops below min_samples.
+// whether every one is precise enough. Precision never stops it below
+// min_samples nor before min_time_seconds (or the time cap, if sooner).
 SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::size_t members,
                        const SamplingOptions& options);
 
 // How many more rounds (one sample per member) to take next: about what the
 // worst member's interval says is still needed, n * (half-width / target)^2 - n,
-// at least a quarter of n (and 4), at most 3n and kMaxRoundsPerBatch, never past
-// max_samples and never past the time cap at `seconds_per_round`. 0 when not
-// one more round fits in the time left.
+// at least a quarter of n (and 4), and at least what reaches min_time_seconds
+// at `seconds_per_round`; at most 3n and kMaxRoundsPerBatch, never past
+// max_samples and never past the time cap. 0 when not one more round fits in
+// the time left.
 constexpr std::size_t kMaxRoundsPerBatch = 1024;
 std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, double seconds_per_round,
                         double elapsed, std::size_t members, const SamplingOptions& options);
@@ -97,7 +104,8 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
 double target_half_width(const Summary& s, double precision);
 
 // Why these options are unusable ("" when fine): min_samples below
-// kMinSamplesForInterval, max_samples below min_samples, placements outside
+// kMinSamplesForInterval, max_samples below min_samples, min_time_seconds
+// negative, not finite or above max_time_seconds, placements outside
 // 1 ... kMaxPlacements.
 std::string sampling_options_problem(const SamplingOptions& options);
 

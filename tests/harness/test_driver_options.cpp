@@ -113,6 +113,7 @@ TEST(DriverOptions, SamplingOptions) {
   EXPECT_DOUBLE_EQ(d.sampling.precision, 0.005);
   EXPECT_DOUBLE_EQ(d.sampling.max_time_seconds, 0.03);
   EXPECT_EQ(d.sampling.min_samples, 16u);
+  EXPECT_DOUBLE_EQ(d.sampling.min_time_seconds, 0.005);
   EXPECT_EQ(d.sampling.max_samples, 10000u);
   EXPECT_EQ(d.sampling.placements, 1);
   EXPECT_FALSE(d.keep_samples);
@@ -128,6 +129,18 @@ TEST(DriverOptions, SamplingOptions) {
   EXPECT_TRUE(o.keep_samples);
   EXPECT_TRUE(o.interleave);
   EXPECT_EQ(o.passthrough, (std::vector<std::string>{"cuda_bench"}));
+}
+
+TEST(DriverOptions, MinimumSamplingTime) {
+  EXPECT_DOUBLE_EQ(parse({"--min-time=0.2", "--max-time=1"}).sampling.min_time_seconds, 0.2);
+  EXPECT_DOUBLE_EQ(parse({"--min-time=0"}).sampling.min_time_seconds, 0);
+  EXPECT_DOUBLE_EQ(parse({"--max-time=0.002"}).sampling.min_time_seconds, 0.002)
+      << "the default minimum never outlasts a shorter --max-time";
+  EXPECT_EQ(refusal({"--min-time=0.5"}), "--min-time=0.5: above --max-time=0.03 (precision is claimed only after "
+                                         "--min-time of sampling)");
+  for (const char* bad : {"abc", "-1", "nan", "inf", "", "2s"})
+    EXPECT_EQ(refusal({std::string("--min-time=") + bad}).rfind(std::string("--min-time=") + bad + ": expected", 0), 0u)
+        << bad;
 }
 
 TEST(DriverOptions, BadSamplingValuesAreRefusedNamingTheOption) {

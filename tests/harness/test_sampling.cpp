@@ -123,6 +123,7 @@ TEST(Sampling, TiesAndReadingSteps) {
 TEST(Sampling, StoppingRule) {
   SamplingOptions o;  // 0.5%, 0.03 s, 16 .. 10000
   o.max_time_seconds = 0.5;
+  o.min_time_seconds = 0;  // the minimum time: PrecisionWaitsForTheMinimumTime
   EXPECT_EQ(stop_reason(15, true, 0.0, 1, o), SampleStop::none) << "never below min_samples";
   EXPECT_EQ(stop_reason(5, false, 9.0, 1, o), SampleStop::none) << "no interval below 6 samples";
   EXPECT_EQ(stop_reason(6, false, 9.0, 1, o), SampleStop::time) << "the time cap binds once an interval exists";
@@ -135,9 +136,32 @@ TEST(Sampling, StoppingRule) {
   EXPECT_STREQ(to_string(SampleStop::time), "time");
 }
 
+// Precision waits until the samples span min_time (default 0.005 s): the first
+// millisecond of samples reads fast and would claim it too soon.
+TEST(Sampling, PrecisionWaitsForTheMinimumTime) {
+  SamplingOptions o;  // 0.5%, 0.03 s, min time 0.005 s
+  EXPECT_DOUBLE_EQ(o.min_time_seconds, 0.005);
+  o.min_time_seconds = 0.01;
+  EXPECT_EQ(stop_reason(18, true, 0.001, 1, o), SampleStop::none) << "precise after 1 ms: not yet";
+  EXPECT_EQ(stop_reason(18, true, 0.0099, 1, o), SampleStop::none);
+  EXPECT_EQ(stop_reason(18, true, 0.01, 1, o), SampleStop::precision);
+  EXPECT_EQ(stop_reason(10000, true, 0.001, 1, o), SampleStop::samples) << "the sample cap still binds";
+  o.min_time_seconds = 0;
+  EXPECT_EQ(stop_reason(18, true, 0.0, 1, o), SampleStop::precision) << "0: precision stops at once";
+  // A time cap below the minimum: precision may be claimed at the cap.
+  o.min_time_seconds = 0.5;
+  o.max_time_seconds = 0.1;
+  EXPECT_EQ(stop_reason(18, true, 0.1, 1, o), SampleStop::precision);
+  EXPECT_EQ(stop_reason(18, false, 0.1, 1, o), SampleStop::time);
+  // A group's members all span the group's elapsed time: the minimum is not times members.
+  o = SamplingOptions{};
+  EXPECT_EQ(stop_reason(18, true, 0.006, 4, o), SampleStop::precision);
+}
+
 TEST(Sampling, NextBatch) {
   SamplingOptions o;
   o.max_time_seconds = 0.5;
+  o.min_time_seconds = 0;  // below: with the minimum time
   // Interval twice the target at n = 16: about 16 * 4 = 64 in all, 48 more.
   EXPECT_EQ(next_rounds(16, 2.0, 1e-5, 0.0, 1, o), 48u);
   // Just short of the target: at least a quarter of n (and 4).
@@ -153,6 +177,12 @@ TEST(Sampling, NextBatch) {
   EXPECT_EQ(next_rounds(9990, 2.0, 1e-6, 0.0, 1, o), 10u);
   // A group of 4 has 4 x 0.5 s: 1.5 s left at 1/8 s a round.
   EXPECT_EQ(next_rounds(16, 2.0, 0.125, 0.5, 4, o), 12u);
+  // Precise already but short of min_time (0.01 s): enough rounds to reach it, not just n / 4.
+  o.min_time_seconds = 0.01;
+  EXPECT_EQ(next_rounds(18, 0.5, 6e-5, 0.0011, 1, o), 149u);  // ceil(0.0089 / 6e-5)
+  EXPECT_EQ(next_rounds(400, 0.5, 6e-5, 0.02, 1, o), 100u) << "past min_time: a quarter of n as before";
+  o.min_time_seconds = 0;
+  EXPECT_EQ(next_rounds(18, 0.5, 6e-5, 0.0011, 1, o), 4u);  // a quarter of n
 }
 
 TEST(Sampling, OptionProblems) {
@@ -163,6 +193,11 @@ TEST(Sampling, OptionProblems) {
   o.min_samples = 100;
   o.max_samples = 50;
   EXPECT_NE(sampling_options_problem(o).find("--max-samples=50: below --min-samples=100"), std::string::npos);
+  o = SamplingOptions{};
+  o.min_time_seconds = -0.001;
+  EXPECT_NE(sampling_options_problem(o).find("--min-time=-0.001: expected a finite number >= 0"), std::string::npos);
+  o.min_time_seconds = 0.05;
+  EXPECT_NE(sampling_options_problem(o).find("--min-time=0.05: above --max-time=0.03"), std::string::npos);
   o = SamplingOptions{};
   o.placements = 0;
   EXPECT_NE(sampling_options_problem(o).find("--placements=0: from 1"), std::string::npos);

@@ -506,6 +506,30 @@ TEST_F(Timer, TinyMaxTimeStopsOnTime) {
   EXPECT_EQ(b["samples"], kMinSamplesForInterval);
 }
 
+// Precision is claimed only after --min-time of sampling (0.01 s here): an
+// empty kernel timed hot is within one reading step after its first 16 samples
+// (about a millisecond), and still samples for 10 ms; with --min-time=0 it may
+// stop at once.
+TEST_F(Timer, PrecisionWaitsForTheMinimumTime) {
+  const Declaration empty = scripted("empty", [](const Point&) { return make_scripted(launch_empty); });
+  for (const double min_time : {0.01, 0.0}) {
+    RunnerOptions options;
+    options.sampling.min_time_seconds = min_time;
+    Runner runner(*query_device(nullptr), CacheMode::hot, options);
+    const auto j = run_through_benchmark({empty}, runner);
+    ASSERT_EQ(j["benchmarks"].size(), 1u) << j.dump(1);
+    const auto& b = j["benchmarks"][0];
+    expect_sampled(b, options.sampling.min_samples);
+    const double seconds = b["sampling_seconds"].get<double>();
+    if (min_time > 0) {
+      EXPECT_GE(seconds, min_time) << b.dump();
+    } else if (b["stop_reason"] == "precision") {
+      EXPECT_LT(seconds, 0.01) << b.dump();
+    }
+    RecordProperty(min_time > 0 ? "samples_min_time" : "samples_no_min_time", std::to_string(b["samples"].get<int>()));
+  }
+}
+
 // Placements: one case per placement (each point says which), verified each,
 // and the samples rotate over them in turn; the JSON says how many. Hot mode
 // keeps every copy within half the L2, and --placements=1 turns it off.

@@ -341,7 +341,7 @@ def test_the_process_offset_is_named_below_2p26_once(tmp_path, capsys):
     assert "a few percent" in ab.process_offset_note([1 << 10, 1 << 22])
     assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce"]) == 0   # 2^20 and 2^28
     out = capsys.readouterr().out
-    assert out.count("Below 2^26 two things move a ratio") == 1 and "experiments/process_offsets/" in out
+    assert out.count("Below 2^26 two things move a ratio") == 1 and "Offsets, re-read" in out
     assert "a few percent" in out and "tools/run-ab" in out
     assert ab.main([INTERLEAVED, "--versus", "cub_device_reduce", "--format", "json"]) == 0
     assert "a few percent" in json.loads(capsys.readouterr().out)["process_offset_note"]

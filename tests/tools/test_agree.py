@@ -219,7 +219,7 @@ def test_offsets_a_process_keeps_per_variant_and_per_dataset_are_taken_out(tmp_p
     assert f.without_variant_p95 > 0.015 and f.without_dataset_p95 > 0.03   # one offset alone is not enough
     assert agree.main([r1, r2]) == 0
     out = capsys.readouterr().out
-    assert "**Offsets each process keeps.**" in out and "| below 2^16 | 36 | " in out
+    assert "**Offsets shared by a variant or a dataset.**" in out and "| below 2^16 | 36 | " in out
     assert agree.main([r1, r2, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["process_offsets"][0]["band"] == "below 2^16"

@@ -24,13 +24,15 @@ import json, math, os, random, re, sys
 NAME = {name!r}
 KEEP = {keep!r}
 LAUNCH = {launch!r}
+MIN_TIME = {min_time!r}
 SLOWER = {slower!r}
 BENCHMARKS = [("reduce_sum/i32/floor_sum/N:16777216", 26.0), ("reduce_sum/i32/cub_device_reduce/N:16777216", 27.0),
               ("scan/i32/decoupled_lookback/N:16777216/block:256/batch:8", 88.0)]
 args = sys.argv[1:]
 if "--help" in args:
     print("cuda_bench [options]" + ("\\n  --keep-samples  every sample in the JSON" if KEEP else "")
-          + ("\\n  --launch=graph|stream" if LAUNCH else ""))
+          + ("\\n  --launch=graph|stream" if LAUNCH else "")
+          + ("\\n  --min-time=SECONDS" if MIN_TIME else ""))
     sys.exit(0)
 if "--benchmark_list_tests" in args:   # run-ab's check of the options (not logged: no run)
     bad = [a for a in args if a.startswith("--sizes=") and not re.fullmatch(r"--sizes=[0-9:,]+", a)]
@@ -87,10 +89,10 @@ def git(repo, *args):
     return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True, text=True).stdout.strip()
 
 
-def commit_fake(repo, message, name, keep=True, slower=None, launch=False):
+def commit_fake(repo, message, name, keep=True, slower=None, launch=False, min_time=False):
     fake = repo / "fake_cuda_bench"
     fake.write_text(FAKE_CUDA_BENCH.format(python=sys.executable, name=name, keep=keep, slower=slower or {},
-                                           launch=launch))
+                                           launch=launch, min_time=min_time))
     fake.chmod(0o755)
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", message)
@@ -421,3 +423,26 @@ def test_a_side_from_before_launch_makes_the_other_launch_on_the_stream(launch_r
     r, calls = run_ab_script(repo, "HEAD", "HEAD", "--rounds", "2")
     assert r.returncode == 0, r.stderr
     assert calls and not any("--launch" in c for c in calls)
+
+
+@pytest.fixture(scope="module")
+def min_time_repo(tmp_path_factory):
+    """Commits: v3 (before --min-time: precision may stop sampling at once), v4 (has --min-time)."""
+    return make_repo(tmp_path_factory, [("v3", {"launch": True}), ("v4", {"launch": True, "min_time": True})])
+
+
+@needs_build_packages
+def test_a_side_from_before_min_time_makes_the_other_sample_without_it(min_time_repo):
+    repo, shas = min_time_repo
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--rounds", "2", "--benchmark_filter=reduce_sum")
+    assert r.returncode == 0, r.stderr
+    assert "==> HEAD samples with --min-time=0, as the other side's cuda_bench (before --min-time) does" in r.stderr
+    assert calls and all(("--min-time=0" in c) == c.startswith("v4 ") for c in calls), calls
+    # Asking for a minimum the older side cannot take is refused before anything runs.
+    r, calls = run_ab_script(repo, "HEAD~1", "HEAD", "--min-time=0.01")
+    assert r.returncode == 2 and calls == []
+    assert "==> --min-time=0.01: the other side's cuda_bench predates --min-time" in r.stderr
+    # Two sides that both know it get the user's options alone.
+    r, calls = run_ab_script(repo, "HEAD", "HEAD", "--rounds", "2")
+    assert r.returncode == 0, r.stderr
+    assert calls and not any("--min-time" in c for c in calls)

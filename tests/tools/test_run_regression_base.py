@@ -221,3 +221,15 @@ def test_bad_base_usage_is_one_line_and_exit_2(repo, args, message):
     r, calls = run_gate(repo, noise, *args)
     assert r.returncode == 2 and calls == []
     assert r.stderr.splitlines() == [message]
+
+
+@needs_build_packages
+def test_a_cuda_bench_with_min_time_samples_as_the_baselines_were_recorded(repo):
+    """The committed baselines and A/A histories were sampled before --min-time: a binary
+    that has it is given --min-time=0, one from before (the base here) nothing."""
+    repo, shas, noise = repo
+    write_fake(repo, "worktree", "aa1", SAMPLING_HELP + "\n  --min-time=SECONDS  precision stops sampling only after")
+    r, calls = run_gate(repo, noise, "--base", "HEAD", "--out", "gate-min-time")
+    assert r.returncode == 0, r.stderr
+    assert [c.split()[0] for c in calls] == ["base", "worktree"]
+    assert "--min-time" not in calls[0] and "--min-time=0" in calls[1].split()

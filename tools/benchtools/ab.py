@@ -35,10 +35,12 @@ from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 FORMATS = ("markdown", "csv", "json")
 INTERLEAVED = "interleaved, same process"
 ACROSS_TIME = "across time (sampled separately: weaker)"
-# Below this N a variant also carries an offset of its own for its whole process: between
-# two processes, the 95th percentile of the fitted per-variant offsets was 2.4-4.2% below
-# 2^16, 2.5-3.4% at 2^16-2^21 and 1.0-1.3% at 2^22-2^25 (H100s and an H200,
-# experiments/process_offsets/, "The fitted offsets"); about 0.3-0.7% from 2^26.
+# Below this N a benchmark also reads at a level its process gives it, different in the next:
+# two processes that sampled floor_sum and cub_device_reduce interleaved for 6 s each read
+# them 2.4-4.7% apart at 2^12 and 2^18 (H100, docs/precision.md, "Offsets, re-read"), their
+# ratio 0.0% and 1.8% apart; the same kernel under two names up to ~5% apart, either way.
+# The fitted offsets of experiments/process_offsets/ (p95 1.0-1.3% at 2^22-2^25, about
+# 0.3-0.7% from 2^26) give the size above 2^22.
 PROCESS_OFFSET_BELOW = 1 << 26
 
 
@@ -47,13 +49,13 @@ def process_offset_note(ns: Sequence[int]) -> Optional[str]:
     low = min(ns, default=PROCESS_OFFSET_BELOW)
     if low >= PROCESS_OFFSET_BELOW:
         return None
-    size = ("a few percent (95th percentile 2.4-4.2% below 2^16, 2.5-3.4% at 2^16-2^21, 1.0-1.3% at 2^22-2^25"
-            if low < 1 << 22 else "about 1% (95th percentile 1.0-1.3% at 2^22-2^25")
+    size = ("a few percent below 2^22 (two processes' interleaved ratios 0.0-1.8% apart, the same kernel under "
+            "two names up to ~5%" if low < 1 << 22 else "about 1% (95th percentile 1.0-1.3% at 2^22-2^25")
     return ("Below 2^26 two things move a ratio that no interval from one process includes: an offset a "
-            f"benchmark may keep in every process (one kernel under two names, docs/precision.md), and one each "
-            f"variant keeps for its whole process, different in the next: {size} on the boards measured, "
-            "experiments/process_offsets/). A verdict there by less than that is confirmed by runs in other "
-            "processes agreeing, and for two commits by tools/run-ab, whose rounds are separate processes.")
+            f"benchmark may keep in every process (one kernel under two names, docs/precision.md), and the level "
+            f"each process gives each benchmark, different in the next: {size} on the boards measured, "
+            "docs/precision.md, \"Offsets, re-read\"). A verdict there by less than that is confirmed by runs in "
+            "other processes agreeing, and for two commits by tools/run-ab, whose rounds are separate processes.")
 
 
 NOT_REACHED = ("† precision not reached: the variant or the chosen one stopped on its time or sample cap "

@@ -274,8 +274,8 @@ def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[st
                   f"The groups' median ratios farthest from 1: {far}. Within a group, the 95th percentile of "
                   f"\\|ratio / the group's median − 1\\| is {_pct(offsets.within_p95)}.", ""]
     if fitted:
-        lines += ["**Offsets each process keeps.** The device-timed ratios fitted with one offset per variant "
-                  f"(its shape over the band's N; {MIN_FITTED} benchmarks or more) and one per dataset (type and N; "
+        lines += ["**Offsets shared by a variant or a dataset.** The device-timed ratios fitted with one offset "
+                  f"per variant (its shape over the band's N; {MIN_FITTED} benchmarks or more) and one per dataset (type and N; "
                   f"{MIN_GROUP} or more), by alternating medians of log(ratio); the p95 of |ratio − 1| after "
                   "taking them out:", "",
                   "| N band | benchmarks | p95 | after the variants' offsets | after the datasets' "
@@ -285,8 +285,9 @@ def markdown(bands: List[Band], run1: Results, run2: Results, roles: Sequence[st
         lines += ["", "A median fit does not minimise the p95, so a column can come out above the raw one. "
                   "On ratios shuffled within the band (no structure) these fits move the p95 by well under a "
                   "point (experiments/process_offsets/); where taking the offsets out lowers it by much more than "
-                  "that, the runs differ by what each process gave whole variants or datasets "
-                  "(docs/precision.md, \"What the interval does not cover\"), not by sampling.", ""]
+                  "that, the runs differ by offsets whole variants or datasets share, not by sampling. A variant's "
+                  "benchmarks run back to back: its offset is the board's state over those seconds, which runs in "
+                  "shuffled order do not show (docs/precision.md, \"Offsets, re-read\").", ""]
     return "\n".join(lines)
 
 

@@ -278,7 +278,8 @@ def median_se(times: Sequence[float]) -> float:
 # How a run sampled, beyond its conditions (CONDITIONS), from its context: runs that differ
 # here are not pooled, even of one code (a tools-only commit may change run-regression's
 # protocol).
-PROTOCOL = ("min_samples", "max_samples", "placements", "samples_per_gate", "l2_flush_bytes", "interleave")
+PROTOCOL = ("min_samples", "min_time_seconds", "max_samples", "placements", "samples_per_gate", "l2_flush_bytes",
+            "interleave")
 
 
 def code_key(run: Results) -> Optional[Tuple[str, str, str]]:

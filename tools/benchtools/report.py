@@ -47,7 +47,8 @@ CONTEXT_KEYS = [
     ("launch_mode", "launch (events timing)"),
     ("date", "date"), ("host_name", "host"), ("library_build_type", "Google Benchmark build"),
     ("precision_percent", "precision asked for (± % of the median)"), ("max_time_seconds", "time cap per benchmark (s)"),
-    ("min_samples", "min samples"), ("max_samples", "max samples"), ("interleave", "interleaved"),
+    ("min_time_seconds", "sampling before precision may stop it (s)"), ("min_samples", "min samples"),
+    ("max_samples", "max samples"), ("interleave", "interleaved"),
     ("suite_wall_seconds", "suite wall time (s)"),
 ]
 FIELDS = ("role", "reference", "host_work", "throttled")

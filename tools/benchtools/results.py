@@ -23,7 +23,8 @@ Contract (written by bench/main.cpp and src/harness/):
            "stop_reason": "precision" (interval within +-P of the median), "time" or "samples"
            (a cap hit first: precision not reached); optional "sample_times" (--keep-samples)
            and "interleave_group" "family/type/N:n" (--interleave); context precision_percent,
-           max_time_seconds, min_samples, max_samples, interleave, suite_wall_seconds.
+           max_time_seconds, min_time_seconds (absent before 2026-11-27: 0), min_samples,
+           max_samples, interleave, suite_wall_seconds.
   The "ceiling" family holds the run's measured hardware ceilings (no block/batch):
            ceiling/f32/{read,write,copy}_vec16, ceiling/f32/copy_memcpy (bytes/s),
            ceiling/f32/fma, ceiling/f16/hfma2 (FLOP/s), ceiling/i32/add (op/s).
