@@ -142,7 +142,7 @@ Options parse_options(const std::vector<std::string>& args) {
       const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end);
       if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
         throw UsageError(a + ": expected a finite number >= 0 (seconds; 0: precision may stop sampling at once)");
-      o.sampling.min_time_seconds = v;
+      o.sampling.min_time_seconds = v == 0 ? 0.0 : v;  // -0 is 0 (the context says "0")
       min_time_given = true;
     } else if (starts_with(a, "--min-samples=")) {
       o.sampling.min_samples = parse_count(value("--min-samples="), a);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iomanip>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -11,7 +12,7 @@ namespace {
 
 std::string format_seconds(double s) {
   std::ostringstream out;
-  out << s;
+  out << std::setprecision(15) << s;  // as given: 0.03000001 is not shown as 0.03
   return out.str();
 }
 
@@ -97,6 +98,11 @@ bool precise_enough(const Summary& s, double precision) {
   return s.median > 0 && s.relative_half_width() <= target_half_width(s, precision);
 }
 
+bool spans_min_time(double elapsed, std::size_t members, const SamplingOptions& options) {
+  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
+  return elapsed >= std::min(options.min_time_seconds, cap);
+}
+
 SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::size_t members,
                        const SamplingOptions& options) {
   // The time cap binds as soon as an interval exists (a slow call, such as a
@@ -104,7 +110,7 @@ SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::siz
   // precision is claimed only from min_samples on.
   if (n < kMinSamplesForInterval) return SampleStop::none;
   const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
-  if (n >= options.min_samples && all_precise && elapsed >= std::min(options.min_time_seconds, cap))
+  if (n >= options.min_samples && all_precise && spans_min_time(elapsed, members, options))
     return SampleStop::precision;
   if (n >= options.max_samples) return SampleStop::samples;
   if (elapsed >= cap) return SampleStop::time;

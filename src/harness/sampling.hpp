@@ -82,6 +82,10 @@ const char* to_string(SampleStop stop);
 // steps cannot pin a median closer than one step; docs/precision.md).
 bool precise_enough(const Summary& s, double precision);
 
+// Whether `elapsed` seconds of sampling (a group of `members`) span the minimum
+// time: min_time_seconds, or the time cap where that is sooner.
+bool spans_min_time(double elapsed, std::size_t members, const SamplingOptions& options);
+
 // The stopping rule after n samples taken in `elapsed` seconds of sampling
 // (of a group of `members` benchmarks sampled round-robin: each has n), given
 // whether every one is precise enough. Precision never stops it below
@@ -91,10 +95,10 @@ SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::siz
 
 // How many more rounds (one sample per member) to take next: about what the
 // worst member's interval says is still needed, n * (half-width / target)^2 - n,
-// at least a quarter of n (and 4), and at least what reaches min_time_seconds
-// at `seconds_per_round`; at most 3n and kMaxRoundsPerBatch, never past
-// max_samples and never past the time cap. 0 when not one more round fits in
-// the time left.
+// at least a quarter of n (and 4), at most 3n, but while short of
+// min_time_seconds at least what reaches it at `seconds_per_round` (then more
+// than 3n may be asked for); never past kMaxRoundsPerBatch, max_samples or the
+// time cap. 0 when not one more round fits in the time left.
 constexpr std::size_t kMaxRoundsPerBatch = 1024;
 std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, double seconds_per_round,
                         double elapsed, std::size_t members, const SamplingOptions& options);

@@ -403,8 +403,12 @@ std::vector<Sampled> GpuTimer::sample(const std::vector<TimedLaunch*>& launches,
     rounds = next_rounds(n, worst, per_round, elapsed, launches.size(), options);
     if (rounds == 0) stop = SampleStop::time;  // not one more round fits in the time left
   }
+  // A member precise at the end says so, unless its samples are short of the minimum time
+  // (a sample cap reached first): then it says which cap stopped it.
+  const bool spanned = spans_min_time(since(start), launches.size(), options);
   for (Sampled& m : out)
-    if (m.error.empty()) m.stop = precise_enough(m.summary, options.precision) ? SampleStop::precision : stop;
+    if (m.error.empty())
+      m.stop = precise_enough(m.summary, options.precision) && spanned ? SampleStop::precision : stop;
   return out;
 }
 

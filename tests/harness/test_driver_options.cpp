@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
@@ -134,6 +135,9 @@ TEST(DriverOptions, SamplingOptions) {
 TEST(DriverOptions, MinimumSamplingTime) {
   EXPECT_DOUBLE_EQ(parse({"--min-time=0.2", "--max-time=1"}).sampling.min_time_seconds, 0.2);
   EXPECT_DOUBLE_EQ(parse({"--min-time=0"}).sampling.min_time_seconds, 0);
+  EXPECT_FALSE(std::signbit(parse({"--min-time=-0"}).sampling.min_time_seconds)) << "-0 is 0";
+  EXPECT_DOUBLE_EQ(parse({"--min-time=0.5", "--max-time=1"}).sampling.min_time_seconds, 0.5)
+      << "checked against --max-time wherever it comes";
   EXPECT_DOUBLE_EQ(parse({"--max-time=0.002"}).sampling.min_time_seconds, 0.002)
       << "the default minimum never outlasts a shorter --max-time";
   EXPECT_EQ(refusal({"--min-time=0.5"}), "--min-time=0.5: above --max-time=0.03 (precision is claimed only after "

@@ -156,6 +156,13 @@ TEST(Sampling, PrecisionWaitsForTheMinimumTime) {
   // A group's members all span the group's elapsed time: the minimum is not times members.
   o = SamplingOptions{};
   EXPECT_EQ(stop_reason(18, true, 0.006, 4, o), SampleStop::precision);
+  // The one test both the stop and the final label use.
+  EXPECT_FALSE(spans_min_time(0.004, 1, o));
+  EXPECT_TRUE(spans_min_time(0.005, 1, o));
+  o.max_time_seconds = 0.001;  // a cap below the minimum: the cap
+  EXPECT_FALSE(spans_min_time(0.0009, 1, o));
+  EXPECT_TRUE(spans_min_time(0.001, 1, o));
+  EXPECT_FALSE(spans_min_time(0.001, 2, o)) << "a group's cap is max-time x members";
 }
 
 TEST(Sampling, NextBatch) {
@@ -198,6 +205,8 @@ TEST(Sampling, OptionProblems) {
   EXPECT_NE(sampling_options_problem(o).find("--min-time=-0.001: expected a finite number >= 0"), std::string::npos);
   o.min_time_seconds = 0.05;
   EXPECT_NE(sampling_options_problem(o).find("--min-time=0.05: above --max-time=0.03"), std::string::npos);
+  o.min_time_seconds = 0.03000001;  // shown as given, not rounded to the cap
+  EXPECT_NE(sampling_options_problem(o).find("--min-time=0.03000001: above --max-time=0.03 "), std::string::npos);
   o = SamplingOptions{};
   o.placements = 0;
   EXPECT_NE(sampling_options_problem(o).find("--placements=0: from 1"), std::string::npos);

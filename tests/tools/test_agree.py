@@ -147,6 +147,12 @@ def test_runs_sampled_differently_are_compared_with_a_warning(tmp_path, capsys):
     assert agree.main([r2, write(tmp_path / "d.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph",
                                  samples_per_gate="32")]) == 0
     assert "sampled differently" not in capsys.readouterr().err
+    # --min-time: a minimum against none (absent, or 0) is another sampling.
+    sampled = dict(launch_mode="graph", samples_per_gate="32", precision_percent="0.5", max_time_seconds="0.03")
+    r4 = write(tmp_path / "e.json", [entry("k", 1 << 20, 10.0)], **sampled, min_time_seconds="0")
+    r5 = write(tmp_path / "f.json", [entry("k", 1 << 20, 10.0)], **sampled, min_time_seconds="0.005")
+    assert agree.main([r4, r5]) == 0
+    assert "(sampling '±0.5%, max 0.03 s' vs '±0.5%, max 0.03 s, min 0.005 s')" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("args, message", [

@@ -679,3 +679,17 @@ def test_a_run_with_intervals_is_sampled_even_when_its_context_does_not_say_so(t
     err = capsys.readouterr().err
     assert "sampling 'iterations (before precision sampling)' vs 'sampled (precision not recorded)'" in err
     assert "the baseline predates precision sampling" in err
+
+
+def test_another_minimum_sampling_time_is_another_condition(tmp_path, capsys):
+    """--min-time changes when precision may stop (docs/precision.md): a candidate sampled
+    with 5 ms against a baseline without is refused naming both; 0 reads as absent."""
+    doc = json.loads(Path(FIXTURES / "gate_aa1.json").read_text())
+    doc["context"]["min_time_seconds"] = "0.005"
+    cand = tmp_path / "cand.json"
+    cand.write_text(json.dumps(doc))
+    assert compare.main([GATE_BASE, str(cand)]) == 2
+    assert "sampling '±0.25%, max 0.25 s' vs '±0.25%, max 0.25 s, min 0.005 s'" in capsys.readouterr().err
+    doc["context"]["min_time_seconds"] = "0"
+    cand.write_text(json.dumps(doc))
+    assert noise.sampling(doc["context"]) == "±0.25%, max 0.25 s"

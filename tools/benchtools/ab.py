@@ -49,13 +49,15 @@ def process_offset_note(ns: Sequence[int]) -> Optional[str]:
     low = min(ns, default=PROCESS_OFFSET_BELOW)
     if low >= PROCESS_OFFSET_BELOW:
         return None
+    above = "about 1% (95th percentile 1.0-1.3% at 2^22-2^25"
     size = ("a few percent below 2^22 (two processes' interleaved ratios 0.0-1.8% apart, the same kernel under "
-            "two names up to ~5%" if low < 1 << 22 else "about 1% (95th percentile 1.0-1.3% at 2^22-2^25")
+            "two names up to ~5%), " + above if low < 1 << 22 else above)
     return ("Below 2^26 two things move a ratio that no interval from one process includes: an offset a "
             f"benchmark may keep in every process (one kernel under two names, docs/precision.md), and the level "
-            f"each process gives each benchmark, different in the next: {size} on the boards measured, "
-            "docs/precision.md, \"Offsets, re-read\"). A verdict there by less than that is confirmed by runs in "
-            "other processes agreeing, and for two commits by tools/run-ab, whose rounds are separate processes.")
+            f"each process gives each benchmark, different in the next: {size} on the boards measured; "
+            "docs/precision.md, \"Offsets, re-read\", experiments/process_offsets/). A verdict there by less than "
+            "that is confirmed by runs in other processes agreeing, and for two commits by tools/run-ab, whose "
+            "rounds are separate processes.")
 
 
 NOT_REACHED = ("† precision not reached: the variant or the chosen one stopped on its time or sample cap "

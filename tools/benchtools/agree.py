@@ -233,10 +233,12 @@ def process_offsets(matched: Sequence[Pair]) -> List[ProcessOffsets]:
 
 def sampling_differences(run1: Results, run2: Results) -> List[str]:
     """Each way the two runs were timed differently (benchtools.noise's timing
-    conditions, and gated samples or not), as "label 'a' vs 'b'"."""
+    conditions, gated samples or not, and the sampling: precision, time cap, minimum
+    time), as "label 'a' vs 'b'"."""
     def how(run: Results) -> Dict[str, Optional[str]]:
         c = noise.conditions(run.context)
-        return {**{k: c[k] for k in noise.TIMING_CONDITIONS}, "samples per gate": noise.samples_per_gate(run.context)}
+        return {**{k: c[k] for k in noise.TIMING_CONDITIONS}, "samples per gate": noise.samples_per_gate(run.context),
+                "sampling": c["sampling"]}
     return noise.condition_differences(how(run1), how(run2))
 
 

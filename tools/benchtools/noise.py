@@ -90,13 +90,24 @@ BEFORE_SAMPLING = "iterations (before precision sampling)"
 
 
 def sampling(context: dict) -> str:
-    """"±0.5%, max 0.5 s" from the context's precision_percent and max_time_seconds;
-    BEFORE_SAMPLING for runs (and noise files) that predate precision sampling."""
+    """"±0.5%, max 0.5 s" from the context's precision_percent and max_time_seconds, and
+    ", min 0.005 s" from min_time_seconds where it is above 0 (absent before --min-time:
+    precision could stop sampling at once, as with 0); BEFORE_SAMPLING for runs (and noise
+    files) that predate precision sampling."""
     p = context.get("precision_percent")
     if p is None:
         return BEFORE_SAMPLING
     t = context.get("max_time_seconds")
-    return f"±{_number_text(p)}%" + (f", max {_number_text(t)} s" if t is not None else "")
+    m = context.get("min_time_seconds")
+    text = f"±{_number_text(p)}%" + (f", max {_number_text(t)} s" if t is not None else "")
+    return text + (f", min {_number_text(m)} s" if m is not None and _positive(m) else "")
+
+
+def _positive(v) -> bool:
+    try:
+        return float(v) > 0
+    except (TypeError, ValueError):
+        return True  # not a number: shown as it is
 
 
 def _number_text(v) -> str:
