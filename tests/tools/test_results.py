@@ -142,3 +142,11 @@ def test_broken_intervals_are_named_errors(tmp_path, change, message):
         load_results(p)
     assert str(e.value).startswith(f"{p}: benchmark '{b['run_name']}': ")
 
+
+
+def test_one_label_names_an_n_everywhere():
+    from benchtools import noise, shape
+    from benchtools.results import pow2_label
+    assert [pow2_label(n) for n in (1, 1024, 1 << 30, 1000, 0)] == ["2^0", "2^10", "2^30", "1000", "0"]
+    assert pow2_label(1000, thousands=True) == "1,000" and pow2_label(4096, thousands=True) == "2^12"
+    assert shape.n_label(3000) == "3,000" and noise.n_label(3000) == "3000" and shape.n_label(0) == "0"

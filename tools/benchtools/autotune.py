@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from benchtools.cli import Parser, check_writable, write_text, writing
-from benchtools.results import Record, ResultsError, load_results, representative
+from benchtools.results import Record, ResultsError, load_results, pow2_label, representative
 
 Series = Tuple[str, str, str]
 Config = Tuple[Optional[int], Optional[int]]
@@ -75,10 +75,6 @@ def tune(sweep: Sequence[Record], curated: Optional[Dict[Series, Set[Config]]] =
     return out
 
 
-def _n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
-
-
 def _pct(loss: Optional[float]) -> str:
     return f"{100 * loss:.1f}%" if loss is not None else "-"
 
@@ -93,7 +89,7 @@ def to_markdown(rows: List[Tuned], gpu: str, sources: Sequence[str], top: int = 
         worst = sorted(known, key=lambda r: -r.loss)[:top]
         lines += [f"## Largest losses of the curated defaults (top {len(worst)})", "",
                   "| variant | N | best | curated | loss |", "|---|---|---|---|---:|"]
-        lines += [f"| {'/'.join(r.series)} | {_n_label(r.n)} | {config_label(r.best.block, r.best.batch)} | "
+        lines += [f"| {'/'.join(r.series)} | {pow2_label(r.n)} | {config_label(r.best.block, r.best.batch)} | "
                   f"{config_label(r.curated.block, r.curated.batch)} | {_pct(r.loss)} |" for r in worst]
         lines.append("")
     for key in sorted({r.series[:2] for r in rows}):
@@ -103,7 +99,7 @@ def to_markdown(rows: List[Tuned], gpu: str, sources: Sequence[str], top: int = 
         for r in (r for r in rows if r.series[:2] == key):
             c = r.curated
             lines.append(
-                f"| {r.series[2]} | {_n_label(r.n)} | {r.configs} | {config_label(r.best.block, r.best.batch)} | "
+                f"| {r.series[2]} | {pow2_label(r.n)} | {r.configs} | {config_label(r.best.block, r.best.batch)} | "
                 f"{r.best.seconds * 1e6:.1f} | {r.best.bytes_per_second / 1e9:.0f} | "
                 + (f"{config_label(c.block, c.batch)} | {c.seconds * 1e6:.1f} | {c.bytes_per_second / 1e9:.0f} | "
                    if c else "- | - | - | ")
@@ -150,7 +146,7 @@ def plot_loss(rows: List[Tuned], gpu: str, out_dir: Path, formats: Sequence[str]
         text = f"{_short(r.best)}  {_pct(r.loss) if r.loss is not None else '(no default)'}"
         dark = r.loss is not None and 100 * r.loss > 0.6 * top
         ax.text(j, i, text, ha="center", va="center", fontsize=7.5, color="white" if dark else "black")
-    ax.set_xticks(range(len(sizes)), [f"N = {_n_label(n)}" for n in sizes])
+    ax.set_xticks(range(len(sizes)), [f"N = {pow2_label(n)}" for n in sizes])
     ax.set_yticks(range(len(series)), ["/".join(s) for s in series], fontsize=8)
     ax.xaxis.tick_top()
     ax.set_xlabel("each cell: the fastest block x batch at that N, then how much slower the curated default is "

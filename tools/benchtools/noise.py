@@ -37,7 +37,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from scipy.stats import chi2
 
-from benchtools.results import Record, Results, ResultsError, read_bytes
+from benchtools.results import Record, Results, ResultsError, pow2_label as n_label, read_bytes
 from benchtools.shape import parse_date
 from benchtools.stats import Z95, log_half_widths
 
@@ -48,10 +48,6 @@ PRIOR_DF = 4          # weight of the class prior, in runs' worth of degrees of 
 POWER_Z = 1.645       # "detectable": caught with 95% probability
 MAD_TO_SD = 1.4826    # MAD of a normal sample -> its standard deviation
 MEDIAN_SE = 1.2533    # se(median) = 1.2533 sd / sqrt(n) for a normal sample
-
-
-def n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
 
 
 @dataclass(frozen=True)

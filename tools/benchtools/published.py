@@ -22,7 +22,8 @@ import sys
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.results import Record, Results, ResultsError, load_results, parse_name, read_text, representative
+from benchtools.results import (Record, Results, ResultsError, load_results, parse_name, pow2_label, read_text,
+                                representative)
 
 DEFAULT_PUBLISHED = "results/published/vector_sum_writeup_h100.json"
 
@@ -180,15 +181,11 @@ def compare(records: Sequence[Record], errors: Sequence[Tuple[str, str]], publis
     return rows
 
 
-def _n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else str(n)
-
-
 HEADER = ["write-up kernel", "published in", "our variant", "N", "published GB/s", "published % of peak",
           "ours µs", "ours GB/s", "ours at", "ours / published", "published GPU", "our GPU"]
 
 
-def table(rows: Sequence[Row], published: Published, our_gpu: str, n_label=_n_label) -> List[List[str]]:
+def table(rows: Sequence[Row], published: Published, our_gpu: str, n_label=pow2_label) -> List[List[str]]:
     """The cells of HEADER's columns, one list per row ("" where there is no value)."""
     out = []
     for row in rows:
@@ -236,7 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         rows = compare([r for run in runs for r in run.records], [e for run in runs for e in run.errors],
                        published, args.published_in)
         if not any(row.ours for row in rows):
-            raise PublishedError(f"no benchmark of the published kernels at N = {_n_label(published.n)} in "
+            raise PublishedError(f"no benchmark of the published kernels at N = {pow2_label(published.n)} in "
                                  f"the input ({', '.join(sorted({'/'.join(row.figure.series) for row in rows}))})")
     except (ResultsError, PublishedError) as e:
         print(f"bench-published: {e}", file=sys.stderr)

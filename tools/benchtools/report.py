@@ -33,7 +33,7 @@ from urllib.parse import quote
 
 from benchtools.cli import Parser, check_writable, write_text
 from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, benchmark_fields, best_per_n,
-                                load_results, representative)
+                                load_results, pow2_label, representative)
 from benchtools.shape import NOT_REACHED_MARK, NOT_REACHED_NOTE
 
 # Context keys shown first, with their labels; every other key follows under "all context fields".
@@ -193,10 +193,6 @@ def _count(k: int, noun: str) -> str:
     return f"{k} {noun}{'' if k == 1 else 's'}"
 
 
-def _n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n > 0 and n & (n - 1) == 0 else str(n)
-
-
 def _config(r: Record) -> str:
     return ", ".join(([f"block {r.block}"] if r.block is not None else [])
                      + ([f"batch {r.batch}"] if r.batch is not None else [])) or "-"
@@ -241,7 +237,7 @@ def best_table(run: Results, fields: Dict[str, Dict[str, object]]) -> str:
                  num(100 * r.bytes_per_second / peak if peak else None, "{:.1f}%"),
                  num(at[ref].seconds / r.seconds if ref else None, "{:.2f}"), *interval_cells(r)]
                 for variant, r in sorted(at.items(), key=lambda kv: kv[1].seconds)]
-        parts.append(f"<h3>{esc(family)} {esc(type_)} at N = {_n_label(n)}</h3>"
+        parts.append(f"<h3>{esc(family)} {esc(type_)} at N = {pow2_label(n)}</h3>"
                      + table(f"best-{family}-{type_}", ["variant", "role", "best block/batch", "µs", "GB/s", "of peak",
                                                         f"{ref} time / time" if ref else "vs reference (none declared)",
                                                         *INTERVAL_HEADERS],

@@ -156,6 +156,14 @@ class Results:
         return value if value > 0 else None
 
 
+def pow2_label(n: int, thousands: bool = False) -> str:
+    """How every table and chart names an N: "2^k" for a power of two, else the number
+    ("1000", or "1,000" with thousands=True)."""
+    if n > 0 and n & (n - 1) == 0:
+        return f"2^{n.bit_length() - 1}"
+    return f"{n:,}" if thousands else str(n)
+
+
 def declared_fields(b: dict) -> dict:
     """The Record fields a benchmark object declares about itself ("role",
     "host_work", "reference"); absent or malformed ones keep their defaults."""

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
-from benchtools.results import CEILING_FAMILY, Record, Results, ResultsError, best_per_n, representative
+from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, best_per_n, pow2_label,
+                                representative)
 
 Series = Tuple[str, str, str]          # (family, type, variant)
 Chart = Tuple[str, str]                # (family, type)
@@ -496,7 +497,7 @@ def gpu_ratio_series(reference: Gpu, other: Gpu) -> Dict[Chart, Dict[str, List[G
 # ---------------------------------------------------------------- text shared by charts and tables
 
 def n_label(n: int) -> str:
-    return f"2^{n.bit_length() - 1}" if n & (n - 1) == 0 else f"{n:,}"
+    return pow2_label(n, thousands=True)
 
 
 def config_text(r: Record) -> str:
