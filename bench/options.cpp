@@ -23,14 +23,15 @@ std::size_t parse_count(const std::string& text, const std::string& what, bool a
   return static_cast<std::size_t>(v);
 }
 
-// A finite number > 0 (and below `below`, when given), all of `text`.
-double parse_positive(const std::string& text, const std::string& what, double below = 0) {
+// A finite number > 0 (>= 0 with allow_zero; -0 reads as 0), below `below`
+// when given, all of `text`.
+double parse_positive(const std::string& text, const std::string& what, double below = 0, bool allow_zero = false) {
   char* end = nullptr;
   const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(v > 0))
-    throw UsageError(what + ": expected a finite number > 0");
+  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(allow_zero ? v >= 0 : v > 0))
+    throw UsageError(what + (allow_zero ? ": expected a finite number >= 0" : ": expected a finite number > 0"));
   if (below > 0 && !(v < below)) throw UsageError(what + ": expected a number below " + std::to_string(int(below)));
-  return v;
+  return v == 0 ? 0.0 : v;
 }
 
 }  // namespace
@@ -137,12 +138,7 @@ Options parse_options(const std::vector<std::string>& args) {
     } else if (starts_with(a, "--max-time=")) {
       o.sampling.max_time_seconds = parse_positive(value("--max-time="), a);
     } else if (starts_with(a, "--min-time=")) {
-      const std::string text = value("--min-time=");
-      char* end = nullptr;
-      const double v = text.empty() ? -1 : std::strtod(text.c_str(), &end);
-      if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || v < 0)
-        throw UsageError(a + ": expected a finite number >= 0 (seconds; 0: precision may stop sampling at once)");
-      o.sampling.min_time_seconds = v == 0 ? 0.0 : v;  // -0 is 0 (the context says "0")
+      o.sampling.min_time_seconds = parse_positive(value("--min-time="), a, 0, /*allow_zero=*/true);
       min_time_given = true;
     } else if (starts_with(a, "--min-samples=")) {
       o.sampling.min_samples = parse_count(value("--min-samples="), a);

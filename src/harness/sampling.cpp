@@ -98,9 +98,23 @@ bool precise_enough(const Summary& s, double precision) {
   return s.median > 0 && s.relative_half_width() <= target_half_width(s, precision);
 }
 
+namespace {
+
+// A group of `members` sampled round-robin may sample max-time x members.
+double time_cap(std::size_t members, const SamplingOptions& options) {
+  return options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
+}
+
+// How long the samples must span before precision may stop them: the minimum,
+// or the time cap where that is sooner.
+double min_time(std::size_t members, const SamplingOptions& options) {
+  return std::min(options.min_time_seconds, time_cap(members, options));
+}
+
+}  // namespace
+
 bool spans_min_time(double elapsed, std::size_t members, const SamplingOptions& options) {
-  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
-  return elapsed >= std::min(options.min_time_seconds, cap);
+  return elapsed >= min_time(members, options);
 }
 
 SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::size_t members,
@@ -109,11 +123,10 @@ SampleStop stop_reason(std::size_t n, bool all_precise, double elapsed, std::siz
   // CPU reference at 2^30, would otherwise cost min_samples x its time);
   // precision is claimed only from min_samples on.
   if (n < kMinSamplesForInterval) return SampleStop::none;
-  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
   if (n >= options.min_samples && all_precise && spans_min_time(elapsed, members, options))
     return SampleStop::precision;
   if (n >= options.max_samples) return SampleStop::samples;
-  if (elapsed >= cap) return SampleStop::time;
+  if (elapsed >= time_cap(members, options)) return SampleStop::time;
   return SampleStop::none;
 }
 
@@ -124,13 +137,13 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
   const double ratio = std::isfinite(worst_half_width_over_target) ? worst_half_width_over_target : 4.0;
   const double wanted = nd * ratio * ratio - nd;
   double rounds = std::clamp(wanted, std::max(4.0, nd / 4), std::max(4.0, 3 * nd));
-  const double cap = options.max_time_seconds * static_cast<double>(std::max<std::size_t>(members, 1));
-  const double min_time = std::min(options.min_time_seconds, cap);
-  if (seconds_per_round > 0 && elapsed < min_time)  // precision waits for the samples to span min_time
-    rounds = std::max(rounds, std::ceil((min_time - elapsed) / seconds_per_round));
+  const double needed = min_time(members, options);
+  if (seconds_per_round > 0 && elapsed < needed)  // precision waits for the samples to span the minimum
+    rounds = std::max(rounds, std::ceil((needed - elapsed) / seconds_per_round));
   rounds = std::min(rounds, static_cast<double>(kMaxRoundsPerBatch));
   rounds = std::min(rounds, static_cast<double>(options.max_samples - n));
-  if (seconds_per_round > 0) rounds = std::min(rounds, std::floor((cap - elapsed) / seconds_per_round));
+  if (seconds_per_round > 0)
+    rounds = std::min(rounds, std::floor((time_cap(members, options) - elapsed) / seconds_per_round));
   return rounds > 0 ? static_cast<std::size_t>(rounds) : 0;
 }
 
