@@ -506,16 +506,21 @@ TEST_F(Timer, TinyMaxTimeStopsOnTime) {
   EXPECT_EQ(b["samples"], kMinSamplesForInterval);
 }
 
-// Precision is claimed only after --min-time of sampling (0.01 s here): an
-// empty kernel timed hot is within one reading step after its first 16 samples
-// (about a millisecond), and still samples for 10 ms; with --min-time=0 it may
-// stop at once.
+// Precision is claimed only after --min-time of sampling (0.05 s here): an
+// empty kernel timed hot is often within one reading step after its first 16
+// samples (about a millisecond) and then still samples for the minimum; with
+// --min-time=0 it may stop at once. How soon the run without a minimum stops
+// depends on the board's noise (H100 GPU-014b25b5: 376 samples, 13.6 ms), so
+// the sample counts are compared only when it stopped on precision well inside
+// the minimum; the minimum itself is checked always.
 TEST_F(Timer, PrecisionWaitsForTheMinimumTime) {
+  constexpr double kMinTime = 0.05;
   const Declaration empty = scripted("empty", [](const Point&) { return make_scripted(launch_empty); });
   std::vector<nlohmann::json> runs;  // with the minimum, without
-  for (const double min_time : {0.01, 0.0}) {
+  for (const double min_time : {kMinTime, 0.0}) {
     RunnerOptions options;
     options.sampling.min_time_seconds = min_time;
+    options.sampling.max_time_seconds = 0.25;  // above the minimum (the default 0.03 would clamp it)
     Runner runner(*query_device(nullptr), CacheMode::hot, options);
     const auto j = run_through_benchmark({empty}, runner);
     ASSERT_EQ(j["benchmarks"].size(), 1u) << j.dump(1);
@@ -525,9 +530,9 @@ TEST_F(Timer, PrecisionWaitsForTheMinimumTime) {
     RecordProperty(min_time > 0 ? "samples_min_time" : "samples_no_min_time", std::to_string(b["samples"].get<int>()));
     runs.push_back(b);
   }
-  // Both precise: the minimum kept it sampling for 10 ms, many more samples than the
-  // 16-18 that were already within a reading step.
-  if (runs[0]["stop_reason"] == "precision" && runs[1]["stop_reason"] == "precision")
+  // Without the minimum it stopped on precision within a fifth of it: with the
+  // minimum, the same kernel kept sampling, so it took more than twice the samples.
+  if (runs[1]["stop_reason"] == "precision" && runs[1]["sampling_seconds"].get<double>() < kMinTime / 5)
     EXPECT_GT(runs[0]["samples"].get<int>(), 2 * runs[1]["samples"].get<int>()) << runs[0].dump() << runs[1].dump();
 }
 
