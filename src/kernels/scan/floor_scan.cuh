@@ -529,7 +529,13 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // At most 64 registers a thread: two 512-thread blocks (four of 256, eight of
 // 128) fit an SM's 64K registers, so one tile loads while another waits. (The
 // one-hop look-back needs 74 for int32 512 x 32 otherwise: one block an SM,
-// 4.8-6.3% slower from 2^26 to 2^30 on an H100, tools/run-ab.)
+// 4.8-6.3% slower from 2^26 to 2^30 on an H100, tools/run-ab.) Tried and not
+// landed around this choice (experiments/, results/versus/README.md): tiles of
+// 1024 x 32, one block an SM, 13-18% slower on an H200 and 3-10% on an H100;
+// the tiles in shared memory (TMA in, two passes, 40 registers: three blocks an
+// SM), 4.8-8.4% slower at 2^25-2^30 on an H100 (not run on an H200); the next
+// ticket asked for under the stores, 1% faster for float32 and slower for int32
+// on an H200 (the compiled code, not the ticket).
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
