@@ -24,6 +24,7 @@
 #include "harness/registry.hpp"
 #include "harness/results_file.hpp"
 #include "harness/runner.hpp"
+#include "harness/sampling.hpp"
 #include "harness/stop.hpp"
 #include "harness/versions.hpp"
 #include "multi_device.hpp"
@@ -33,6 +34,7 @@
 
 namespace {
 
+using bench::format_number;
 using bench::driver::UsageError;
 
 constexpr const char* kUsage = R"(cuda_bench: hand-written CUDA kernels against CUB and Thrust, on Google Benchmark.
@@ -141,13 +143,6 @@ void check_results_dir(const std::string& dir) {
   while (!fs::exists(p)) p = p.parent_path();
   if (!fs::is_directory(p) || access(p.c_str(), W_OK) != 0)
     throw UsageError("--results-dir=" + dir + ": cannot write into '" + p.string() + "'");
-}
-
-// A context number as the shortest text that reads back the same ("0.5", "2").
-std::string format_number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
 }
 
 int no_gpu(const std::string& why) {

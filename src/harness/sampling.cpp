@@ -10,12 +10,6 @@
 namespace bench {
 namespace {
 
-std::string format_seconds(double s) {
-  std::ostringstream out;
-  out << std::setprecision(15) << s;  // as given: 0.03000001 is not shown as 0.03
-  return out.str();
-}
-
 constexpr double kTail = 0.025;                 // each side of a 95% interval
 constexpr double kZ = 1.959963984540054;        // the standard normal's 97.5% point
 constexpr std::size_t kExactBinomialUpTo = 1000;
@@ -147,6 +141,12 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
   return rounds > 0 ? static_cast<std::size_t>(rounds) : 0;
 }
 
+std::string format_number(double v) {
+  std::ostringstream out;
+  out << std::setprecision(15) << v;
+  return out.str();
+}
+
 std::string sampling_options_problem(const SamplingOptions& options) {
   if (options.min_samples < kMinSamplesForInterval)
     return "--min-samples=" + std::to_string(options.min_samples) + ": at least " +
@@ -159,10 +159,10 @@ std::string sampling_options_problem(const SamplingOptions& options) {
     return "--max-samples=" + std::to_string(options.max_samples) + ": below --min-samples=" +
            std::to_string(options.min_samples);
   if (!std::isfinite(options.min_time_seconds) || options.min_time_seconds < 0)
-    return "--min-time=" + format_seconds(options.min_time_seconds) + ": expected a finite number >= 0";
+    return "--min-time=" + format_number(options.min_time_seconds) + ": expected a finite number >= 0";
   if (options.min_time_seconds > options.max_time_seconds)
-    return "--min-time=" + format_seconds(options.min_time_seconds) + ": above --max-time=" +
-           format_seconds(options.max_time_seconds) + " (precision is claimed only after --min-time of sampling)";
+    return "--min-time=" + format_number(options.min_time_seconds) + ": above --max-time=" +
+           format_number(options.max_time_seconds) + " (precision is claimed only after --min-time of sampling)";
   return "";
 }
 

@@ -107,6 +107,11 @@ std::size_t next_rounds(std::size_t n, double worst_half_width_over_target, doub
 // relative to the median.
 double target_half_width(const Summary& s, double precision);
 
+// A sampling option as text: the shortest that reads back the same to 15
+// digits ("0.5", "2"; 0.03000001 is not shown as 0.03). The refusals below and
+// the results' context write the options with it.
+std::string format_number(double v);
+
 // Why these options are unusable ("" when fine): min_samples below
 // kMinSamplesForInterval, max_samples below min_samples, min_time_seconds
 // negative, not finite or above max_time_seconds, placements outside
