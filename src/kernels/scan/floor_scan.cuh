@@ -533,7 +533,7 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // landed around this choice (experiments/, results/versus/README.md): tiles of
 // 1024 x 32, one block an SM, 13-18% slower on an H200 and 3-10% on an H100;
 // the tiles in shared memory (TMA in, two passes, 40 registers: three blocks an
-// SM), 4.8-8.4% slower at 2^25-2^30 on an H100 (not run on an H200); the next
+// SM), 4.8-8.4% slower at 2^25-2^30 on an H100 and 3.3-7.1% on an H200; the next
 // ticket asked for under the stores, 1% faster for float32 and slower for int32
 // on an H200 (the compiled code, not the ticket).
 template <int Block>
