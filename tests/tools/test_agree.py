@@ -144,7 +144,7 @@ def test_runs_sampled_differently_are_compared_with_a_warning(tmp_path, capsys):
     r3 = write(tmp_path / "c.json", [entry("k", 1 << 20, 10.0)], samples_per_gate="32")
     assert agree.main([r2, r3]) == 0
     assert "(launch 'graph' vs 'stream')" in capsys.readouterr().err
-    assert agree.main([r2, write(tmp_path / "d.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph",
+    assert agree.main([r2, write(tmp_path / "d.json", [entry("k", 1 << 20, 10.1)], launch_mode="graph",
                                  samples_per_gate="32")]) == 0
     assert "sampled differently" not in capsys.readouterr().err
     # --min-time: a minimum against none (absent, or 0) is another sampling.

@@ -1,6 +1,7 @@
 """bench-annotate: declared fields added to an older result file, nothing else changed."""
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import FIXTURES
@@ -105,3 +106,26 @@ def test_bad_input_exits_2_with_one_line_and_changes_nothing(tmp_path, capsys, s
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
     assert p.read_text() == before
+
+
+def test_a_folder_it_cannot_write_is_one_line_naming_the_file(tmp_path, capsys, monkeypatch):
+    """As a user who may not write the file's folder (tests run as root, where
+    permissions do not bite, so the refusals are simulated)."""
+    p = old_file(tmp_path)
+    before = p.read_text()
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(annotate.tempfile, "mkstemp", refuse)
+    assert annotate.main([str(p), "--declarations", DECLS]) == 2
+    err = capsys.readouterr().err
+    assert err == f"bench-annotate: {p}: cannot rewrite: Permission denied\n"
+    assert p.read_text() == before
+    # the folder is checked before any file is rewritten
+    second = tmp_path / "second"
+    second.mkdir()
+    q = old_file(second)
+    monkeypatch.setattr(annotate.os, "access", lambda path, mode, **kw: Path(path) != tmp_path)
+    assert annotate.main([str(q), str(p), "--declarations", DECLS]) == 2
+    assert f"{p}: cannot rewrite: its folder {tmp_path} is not writable" in capsys.readouterr().err
+    assert q.read_text() == before

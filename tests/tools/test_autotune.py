@@ -66,8 +66,24 @@ def test_cli_writes_report_json_and_chart_deterministically(tmp_path, curated):
     ([SWEEP, "--curated", str(FIXTURES / "audit_profile.json")], "none of its configurations"),
     ([SWEEP, "--format", "gif"], "--format"),
     ([str(FIXTURES / "missing.json")], "cannot read"),
+    ([SWEEP, str(FIXTURES / "h100_roofline.json")],
+     "h100_roofline.json is of NVIDIA H100 80GB HBM3, " + SWEEP + " of NVIDIA H200: bench-autotune would mix"),
+    ([SWEEP, "--curated", str(FIXTURES / "h100_vector_sum.json")],   # an H100's defaults against an H200's sweep
+     "--curated " + str(FIXTURES / "h100_vector_sum.json") + " is of NVIDIA H100 80GB HBM3"),
 ])
 def test_cli_bad_input_exits_2(capsys, args, message):
     assert autotune.main(args) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_truncated_sweep_is_used_with_the_warning_every_tool_gives(tmp_path, capsys):
+    text = (FIXTURES / "h200_small.json").read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[:int(len(text) * 0.9)])
+    assert autotune.main([str(cut)]) == 0
+    out, err = capsys.readouterr()
+    kept = len(load_results(cut).records)
+    assert err == (f"bench-autotune: warning: {cut} is truncated (interrupted run?); "
+                   f"using its {kept} complete entries\n")
+    assert "| tree |" in out

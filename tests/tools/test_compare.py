@@ -1,5 +1,6 @@
 """bench-compare over fixture JSON (made by fixtures/make_compare_fixtures.py):
 verdicts, the numbers behind them, the files it writes, its exit codes."""
+import gzip
 import json
 import statistics
 
@@ -152,12 +153,14 @@ def test_too_few_repetitions_are_reported_and_make_the_input_unusable(tmp_path, 
     cand.write_text(json.dumps(doc))
     rc, v = verdict_file(tmp_path, BASE, cand)
     assert rc == 2   # never a pass: the gate could not test them
+    assert v["status"] == "not tested"   # the file says what the exit code says
     assert {b["verdict"] for b in v["benchmarks"]} == {"too few repetitions"}
     assert all(b["p_value"] is None for b in v["benchmarks"])
     capsys.readouterr()  # drop the first call's output
     rc, out = run(capsys, BASE, cand)
     assert rc == 2
     assert "too few repetitions (5 vs 2; need 3 each): not tested" in out.out
+    assert "### GPU regression check: NOT TESTED (6 too few repetitions)" in out.out
     assert "fewer than 3 repetitions" in out.err and len(out.err.strip().splitlines()) == 1
 
 
@@ -209,8 +212,9 @@ def _truncated(d):
      [BASE, "{d}/x.json"], "{d}/x.json: no cuda_bench benchmarks"),
     (lambda d: None, [BASE, "{d}/missing.json"], "cannot read"),
     (lambda d: None, [BASE, str(FIXTURES / "h200_small.json"), "--force"], "no benchmarks in common"),
-    (lambda d: None, [BASE, BASE, "--threshold", "-0.1"], "--threshold: expected a fraction >= 0"),
-    (lambda d: None, [BASE, BASE, "--threshold", "five"], "--threshold: expected a fraction >= 0"),
+    (lambda d: None, [BASE, BASE, "--threshold", "-0.1"], "--threshold: expected a fraction in [0, 1)"),
+    (lambda d: None, [BASE, BASE, "--threshold", "five"], "--threshold: expected a fraction in [0, 1)"),
+    (lambda d: None, [BASE, BASE, "--threshold", "6"], "--threshold: expected a fraction in [0, 1) such as 0.05 for 5%"),
     (lambda d: None, [BASE, BASE, "--alpha", "1.5"], "--alpha: expected a probability"),
     (lambda d: None, [BASE], "expected BASELINE and CANDIDATE (or --calibrate RUN ...), got 1 files"),
     (lambda d: None, [], "the following arguments are required: RUN"),
@@ -279,3 +283,51 @@ def test_the_same_board_gets_no_board_note(tmp_path, capsys):
     cand = _with_uuid(tmp_path, fixture("same"), "cand.json", "GPU-8c9c3a53-0000")
     rc, (out, err) = run(capsys, base, cand)
     assert rc == 0 and "different boards" not in out + err
+
+
+def test_the_same_run_on_both_sides_is_compared_with_a_warning(tmp_path, capsys):
+    copy = tmp_path / "copy.json"
+    copy.write_bytes(open(BASE, "rb").read())
+    rc, v = verdict_file(tmp_path, BASE, copy)
+    assert rc == 0 and {b["change"] for b in v["benchmarks"]} == {0}
+    assert f"warning: {copy}: a copy of {BASE} (the same run" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("runs", [["AA1", "AA1"], ["AA1", "COPY"], ["AA1", "AA2", "GZ"]])
+def test_calibrate_refuses_one_run_counted_twice(tmp_path, capsys, runs):
+    # Counted twice, a run agrees with itself: sd 0, and the gate then fails good builds.
+    aa1, aa2 = fixture("same"), fixture("noise")
+    data = open(aa1, "rb").read()
+    (tmp_path / "copy.json").write_bytes(data)
+    (tmp_path / "aa1.json.gz").write_bytes(gzip.compress(data))
+    paths = {"AA1": aa1, "AA2": aa2, "COPY": str(tmp_path / "copy.json"), "GZ": str(tmp_path / "aa1.json.gz")}
+    out = tmp_path / "noise.json"
+    assert compare.main(["--calibrate", *[paths[r] for r in runs], "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert ("given twice" if runs == ["AA1", "AA1"] else f"a copy of {aa1}") in err
+    assert "A/A runs must be distinct runs" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("outputs, message", [
+    (lambda d, cand: ["--markdown", cand], "--markdown {cand}: is an input file"),
+    (lambda d, cand: ["--verdict", BASE], "--verdict {base}: is an input file"),
+    (lambda d, cand: ["--medians", cand], "--medians {cand}: is an input file"),
+    (lambda d, cand: ["--markdown", d / "m.md", "--verdict", d / "m.md"], "--markdown and --verdict both write"),
+])
+def test_an_output_never_overwrites_an_input_or_another_output(tmp_path, capsys, outputs, message):
+    cand = tmp_path / "cand.json"
+    cand.write_bytes(open(fixture("slow10"), "rb").read())
+    before = cand.read_bytes(), open(BASE, "rb").read()
+    assert compare.main([BASE, str(cand), *map(str, outputs(tmp_path, cand))]) == 2
+    err = capsys.readouterr().err
+    assert message.format(cand=cand, base=BASE) in err and len(err.strip().splitlines()) == 1
+    assert (cand.read_bytes(), open(BASE, "rb").read()) == before and not (tmp_path / "m.md").exists()
+
+
+def test_calibrate_out_never_overwrites_a_run(tmp_path, capsys):
+    aa = tmp_path / "aa1.json"
+    aa.write_bytes(open(fixture("same"), "rb").read())
+    assert compare.main(["--calibrate", str(aa), fixture("noise"), "--out", str(aa)]) == 2
+    assert f"--out {aa}: is an input file" in capsys.readouterr().err
+    assert aa.read_bytes() == open(fixture("same"), "rb").read()

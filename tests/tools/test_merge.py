@@ -1,6 +1,7 @@
 """bench-merge: runs of one board (two builds, two CCCLs) into one Google Benchmark JSON;
 the renamed copies keep every tool working; other boards, other timing, copies the
 version cannot tell apart and files without a board id are refused."""
+import gzip
 import json
 from pathlib import Path
 
@@ -135,6 +136,26 @@ def test_merging_the_merge_again_keeps_its_sources(tmp_path):
 def test_same_input_same_bytes(tmp_path):
     a, b = merged(tmp_path, C30, C35, name="a.json"), merged(tmp_path, C30, C35, name="b.json")
     assert a.read_bytes() == b.read_bytes()
+
+
+def test_an_out_ending_in_gz_is_gzip(tmp_path):
+    plain, packed = merged(tmp_path, C30, C35), merged(tmp_path, C30, C35, name="m.json.gz")
+    assert gzip.decompress(packed.read_bytes()) == plain.read_bytes()
+    assert packed.read_bytes() == merged(tmp_path, C30, C35, name="again.json.gz").read_bytes()   # mtime 0
+    assert len(load_results(packed).records) == len(load_results(plain).records)
+
+
+@pytest.mark.parametrize("name", ["a.json", "./sub/../a.json", "link.json"])
+def test_an_out_that_is_an_input_is_refused_and_the_input_kept(tmp_path, capsys, name):
+    a = written(tmp_path, "a.json", doc(C30))
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "link.json").symlink_to(a)
+    before = a.read_bytes()
+    out = tmp_path / name
+    assert merge.main([str(a), str(C35), "--out", str(out)]) == 2
+    assert capsys.readouterr().err == f"bench-merge: --out {out}: is an input file; it would be overwritten " \
+                                      "(write the output elsewhere)\n"
+    assert a.read_bytes() == before
 
 
 def expect_refusal(tmp_path, capsys, argv, message):

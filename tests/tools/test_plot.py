@@ -1,5 +1,6 @@
 """bench-plot over fixture JSON: the files it writes, byte-identical when redrawn,
 one panel per GPU, its warnings and exit codes. The numbers are tested in test_shape.py."""
+import json
 import re
 
 import pytest
@@ -148,6 +149,10 @@ def test_cli_truncated_input_warns_and_plots(tmp_path, capsys, path):
     (lambda d: None, [ROOF, "--heatmap", "no_such"], "--heatmap 'no_such': matches no variant"),
     (lambda d: None, [ROOF, "--baseline", "no_such"], "--baseline no_such: no such variant"),
     (lambda d: None, [ROOF, "--charts", "pie"], "--charts: expected a comma list"),
+    (lambda d: None, [ROOF, "--charts", "bandwidth,gpucompare"],
+     "--charts gpucompare needs files of two or more GPUs; the input holds one (NVIDIA H200)"),
+    (lambda d: None, [ROOF, "--filter", "reduce_sum", "--charts", "gpucompare"],
+     "the input holds one matching --filter (NVIDIA H200)"),
     (lambda d: None, [ROOF, "--filter", "ceiling", "--n", "2^20"], "--n 2^20: no benchmark"),
     (lambda d: None, [ROOF, "--no-such-option"], "unrecognized arguments"),
     (lambda d: None, [ROOF, "--jobs", "0"], "--jobs: expected a positive whole number of processes, got '0'"),
@@ -163,6 +168,23 @@ def test_cli_bad_input_exits_2_with_one_line(tmp_path, capsys, setup, args, mess
     assert message in err
     assert len(err.splitlines()) == 1 and re.match(r"^bench-plot: ", err)
     assert not (tmp_path / "out").exists()
+
+
+def test_a_chart_name_too_long_for_the_file_system_is_named_before_any_chart_is_drawn(tmp_path, capsys):
+    doc = json.loads(open(SMALL).read())
+    long = "t" * 300
+    for b in doc["benchmarks"]:
+        for key in ("name", "run_name", "declaration", "reference"):
+            if isinstance(b.get(key), str):
+                b[key] = b[key].replace("/tree", f"/{long}")
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "out"
+    assert plot.main([str(path), "--out", str(out), "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"bench-plot: --out {out}/heatmap_reduce_sum_i32_{long}.png: cannot write: file name too long "
+                   "(327 bytes, at most 255 here)\n")
+    assert not out.exists()
 
 
 SAMPLED = str(FIXTURES / "sampled_interleaved.json")   # made by fixtures/make_sampled_fixtures.py

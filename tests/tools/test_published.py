@@ -12,7 +12,8 @@ from benchtools import published
 from benchtools.results import load_results
 
 REPO = Path(__file__).resolve().parents[2]
-PUBLISHED = str(REPO / "results" / "published" / "vector_sum_writeup_h100.json")
+DEFAULT_IN_REPO = "results/published/vector_sum_writeup_h100.json"
+PUBLISHED = str(REPO / DEFAULT_IN_REPO)
 H100 = str(FIXTURES / "h100_vector_sum.json")
 H200 = str(FIXTURES / "h200_small.json")
 N30 = 1 << 30
@@ -83,6 +84,18 @@ def test_cli_markdown(capsys):
             "block 512 (the write-up's) | 1.050 | H100 | NVIDIA H100 80GB HBM3 |") in out
     assert "| kernel_9 | repo | reduce_sum/i32/batched_vec16_reduce_add_sync | 2^30 | 3231.54 | 97.93 | - | - |" in out
     assert out.count("| kernel_") == 16   # 6 blog figures + 10 repository figures
+
+
+def test_the_default_published_file_is_the_repositorys_from_any_folder(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert published.main([H100, "--format", "csv"]) == 0
+    assert len(list(csv.reader(io.StringIO(capsys.readouterr().out)))) == 17   # the header + 16 figures
+    # an explicit --published stays relative to the caller's folder
+    (tmp_path / "mine.json").write_text(Path(PUBLISHED).read_text())
+    assert published.main([H100, "--published", "mine.json", "--format", "csv"]) == 0
+    capsys.readouterr()
+    assert published.main([H100, "--published", DEFAULT_IN_REPO]) == 2
+    assert capsys.readouterr().err.startswith(f"bench-published: {DEFAULT_IN_REPO}: cannot read")
 
 
 def test_cli_csv(capsys):

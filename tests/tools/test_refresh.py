@@ -258,7 +258,7 @@ FAKE_CUDA_BENCH = """#!/bin/sh
 [ "$1" = --help ] && exit 0
 echo "$@" >> "$FAKE_LOG"
 n=$(wc -l < "$FAKE_LOG")
-for a in "$@"; do case $a in --benchmark_out=*) cp "$FAKE_RUNS/run$(( (n - 1) % 3 )).json" "${a#--benchmark_out=}";; esac; done
+for a in "$@"; do case $a in --benchmark_out=*) cp "$FAKE_RUNS/run$(( (n - 1) % 5 )).json" "${a#--benchmark_out=}";; esac; done
 [ "$n" -ge "${FAKE_FAIL_AT:-99}" ] && exit "${FAKE_RC:-1}"
 exit 0
 """
@@ -282,7 +282,7 @@ def checkout(tmp_path):
     for f in [*bin_dir.iterdir(), build / "cuda_bench"]:
         f.chmod(0o755)
     for i, (name, fixture) in enumerate((("baseline", "compare_base"), ("aa1", "compare_same"),
-                                         ("aa2", "compare_noise"))):
+                                         ("aa2", "compare_noise"), ("aa3", "compare_base"), ("aa4", "compare_same"))):
         write_run(tmp_path / "runs" / f"run{i}.json", fixture, date=f"2026-11-22T10:0{i}:00+00:00")
     return tmp_path
 

@@ -77,3 +77,55 @@ def test_restores_only_what_is_the_committed_chart(tmp_path: Path, chart):
                      "plots/rounded.png: the committed chart (1 of 60000 pixels moved, by at most 1 of 255); restored"]
     status = subprocess.run(["git", "status", "--porcelain"], cwd=tmp_path, capture_output=True, text=True).stdout
     assert status.splitlines() == [" M plots/moved.png"]
+
+
+def test_help_prints_the_usage(capsys):
+    """--help used to be taken for a folder's name (nothing printed, exit 0)."""
+    with pytest.raises(SystemExit) as e:
+        samepng.main(["--help"])
+    assert e.value.code == 0
+    assert capsys.readouterr().out.startswith("usage: samepng [-h] [DIR]\n")
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--bogus"], "samepng: unrecognized arguments: --bogus"),
+    (["plots", "more"], "samepng: unrecognized arguments: more"),
+    (["missing"], "samepng: missing: not a folder"),
+])
+def test_bad_usage_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, argv, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "plots").mkdir()
+    assert samepng.main(argv) == 2
+    assert capsys.readouterr().err.splitlines() == [message]
+
+
+def test_outside_a_git_checkout_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys):
+    """It used to end in git's CalledProcessError traceback."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))   # wherever the temporary folder is
+    plots = tmp_path / "plots"
+    plots.mkdir()
+    assert samepng.main([str(plots)]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"samepng: {plots} is not in a git checkout (nothing to compare against)"]
+
+
+def test_the_folder_is_found_from_any_working_folder(tmp_path: Path, monkeypatch, capsys, chart):
+    """DIR is a path from where it runs (git status and git show take it from the checkout's top)."""
+    def git(*args):
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q")
+    (tmp_path / "plots").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "plots" / "rounded.png").write_bytes(png(chart))
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false", "commit", "-qm", "charts")
+    rounded = chart.copy()
+    rounded[0, 0] = np.where(rounded[0, 0] < 255, rounded[0, 0] + 1, 254)
+    (tmp_path / "plots" / "rounded.png").write_bytes(png(rounded))
+    monkeypatch.chdir(tmp_path / "tools")
+
+    assert samepng.main(["../plots"]) == 0
+
+    assert capsys.readouterr().err.startswith("plots/rounded.png: the committed chart (")
+    assert (tmp_path / "plots" / "rounded.png").read_bytes() == png(chart)

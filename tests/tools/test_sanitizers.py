@@ -125,6 +125,8 @@ def test_errors_counted_but_not_reported_fail(tmp_path, capsys):
         ("memcheck\tonly-a-regex\n", "expected tool<TAB>regex"),
         ("helgrind\tx\treason\n", "with a tool of memcheck"),
         ("memcheck\t([\treason\n", "bad regex"),
+        ("memcheck\t\treason\n", "known.txt:1: empty regex"),  # would match every finding
+        ("# a comment\nmemcheck\tInvalid\t \treason\n", "known.txt:2: empty regex"),
     ],
 )
 def test_a_bad_known_file_is_exit_2_with_one_line(tmp_path, capsys, content, message):
@@ -133,6 +135,15 @@ def test_a_bad_known_file_is_exit_2_with_one_line(tmp_path, capsys, content, mes
     rc, out, err = run(capsys, "--known", str(known), str(write(tmp_path, "memcheck.0.log", CLEAN)))
     assert rc == 2 and out == ""
     assert message in err and err.count("\n") == 1
+
+
+def test_a_status_that_is_a_folder_is_exit_2_naming_it(tmp_path, capsys):
+    log = tmp_path / "memcheck.0.log"
+    log.write_text(CLEAN)
+    (tmp_path / "memcheck.0.status").mkdir()
+    rc, out, err = run(capsys, str(log))
+    assert rc == 2 and out == ""
+    assert f"{tmp_path / 'memcheck.0.status'}: cannot read" in err and err.count("\n") == 1
 
 
 def test_a_log_not_named_after_its_tool_is_exit_2(tmp_path, capsys):

@@ -5,6 +5,8 @@ import json
 import os
 import shutil
 import subprocess
+import sys
+from functools import lru_cache
 from pathlib import Path
 
 import pytest
@@ -193,3 +195,103 @@ def test_run_audit_without_a_gpu_is_exit_3_before_anything_else(tmp_path):
     assert r.returncode == 3, r.stderr
     assert r.stderr.splitlines() == ["==> no CUDA GPU here (nvidia-smi: lists no GPU): the audit profiles on one; "
                                      "nothing was built or measured"]
+
+
+# ---------------------------------------------------------------- regenerate-plots: what it removes
+
+PYTHON_DIR = Path(sys.executable).parent   # this interpreter's python3 first on PATH: regenerate-plots uses it
+
+
+@lru_cache(maxsize=None)
+def python_at_the_lock() -> bool:
+    """Whether python3 here has tools/requirements.lock's versions: else regenerate-plots would
+    make a .venv/ (from the network) in the copy."""
+    check = [str(PYTHON_DIR / "python3"), str(ROOT / "tools/requirements.py"), "--check-lock"]
+    return (PYTHON_DIR / "python3").exists() and subprocess.run(check, capture_output=True).returncode == 0
+
+
+def regenerate_plots_project(tmp_path, benchmarks=None):
+    """A project copy for tools/regenerate-plots: the script, common.sh and the tools (linked),
+    one H200 reference run of one family and type (a few charts: seconds)."""
+    if not python_at_the_lock():
+        pytest.skip("python3 is not at tools/requirements.lock (tools/run-tests sets it up)")
+    root = tmp_path / "project"
+    (root / "tools").mkdir(parents=True)
+    for name in ("regenerate-plots", "common.sh", "requirements.py", "requirements.lock", "pyproject.toml"):
+        shutil.copy(ROOT / "tools" / name, root / "tools" / name)
+    (root / "tools/benchtools").symlink_to(ROOT / "tools/benchtools")
+    run = json.loads((FIXTURES / "h200_small.json").read_text())
+    run["benchmarks"] = [b for b in run["benchmarks"] if b["name"].startswith("reduce_sum/i32/")]
+    if benchmarks is not None:
+        run["benchmarks"] = benchmarks(run["benchmarks"])
+    (root / "results/reference").mkdir(parents=True)
+    (root / "results/reference/nvidia-h200.json").write_text(json.dumps(run))
+    return root
+
+
+def regenerate_plots(root, tmp_path):
+    env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": f"{PYTHON_DIR}:/usr/bin:/bin",
+           "GIT_CEILING_DIRECTORIES": str(tmp_path)}   # a checkout only where the test makes one
+    return subprocess.run(["tools/regenerate-plots"], cwd=root, capture_output=True, text=True, env=env, timeout=120)
+
+
+def write_files(root, files):
+    for path, data in files.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_bytes(data)
+
+
+def test_regenerate_plots_in_a_checkout_removes_only_the_charts_git_tracks(tmp_path):
+    """It used to delete every chart under plots/ (two levels deep): a user's own, drawn with
+    bench-plot --out plots/..., went silently. Now the tracked charts are its own (stale ones
+    go); anything else stays, and is named."""
+    root = regenerate_plots_project(tmp_path)
+    stale = {"plots/nvidia-h200/speedup_dropped.png": b"a chart the tools no longer draw",
+             "plots/nvidia-a100/time_reduce_sum_i32.png": b"a GPU model whose run was removed"}
+    write_files(root, stale)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
+        subprocess.run(git + command, cwd=root, check=True, capture_output=True)
+    mine = {"plots/mine/dot.png": b"mine", "plots/mine/dot.svg": b"mine", "plots/dot.pdf": b"mine",
+            "plots/nvidia-h200/by-hand.svg": b"mine"}
+    write_files(root, mine)
+
+    r = regenerate_plots(root, tmp_path)
+
+    assert r.returncode == 0, r.stderr
+    assert not any((root / p).exists() for p in stale) and not (root / "plots/nvidia-a100").exists()
+    assert all((root / p).read_bytes() == data for p, data in mine.items())
+    assert (root / "plots/nvidia-h200/bandwidth_reduce_sum_i32.png").exists()
+    assert [line for line in r.stderr.splitlines() if "did not draw" in line] == [
+        "==> plots/: 1 file regenerate-plots did not draw, left as it is",
+        "==> plots/mine/: 2 files regenerate-plots did not draw, left as they are",
+        "==> plots/nvidia-h200/: 1 file regenerate-plots did not draw, left as it is"]
+
+
+def test_regenerate_plots_outside_git_removes_the_charts_of_the_folders_it_draws_and_counts_them(tmp_path):
+    root = regenerate_plots_project(tmp_path)
+    write_files(root, {"plots/nvidia-h200/old.png": b"old", "plots/nvidia-h200/by-hand.svg": b"mine",
+                       "plots/mine/dot.png": b"mine"})
+
+    r = regenerate_plots(root, tmp_path)
+
+    assert r.returncode == 0, r.stderr
+    assert not (root / "plots/nvidia-h200/old.png").exists() and not (root / "plots/nvidia-h200/by-hand.svg").exists()
+    assert (root / "plots/mine/dot.png").read_bytes() == b"mine"
+    assert ("==> plots/nvidia-h200/: removing 2 charts before redrawing (no git checkout to tell its charts "
+            "from others')") in r.stderr.splitlines()
+    assert "==> plots/mine/: 1 file regenerate-plots did not draw, left as it is" in r.stderr.splitlines()
+
+
+def test_regenerate_plots_refuses_a_gpu_model_without_a_successful_benchmark(tmp_path):
+    """Its newest run chosen by bench-newest was drawn, errored benchmarks only or none."""
+    root = regenerate_plots_project(tmp_path, lambda benchmarks: [
+        {**b, "error_occurred": True, "error_message": "verification failed"} for b in benchmarks])
+    write_files(root, {"plots/nvidia-h200/bandwidth_reduce_sum_i32.png": b"the charts of the last good run"})
+
+    r = regenerate_plots(root, tmp_path)
+
+    assert r.returncode == 2, r.stderr
+    assert ("bench-newest: no usable run of nvidia-h200: results/reference/nvidia-h200.json has no successful "
+            "benchmark (all ") in r.stderr
+    assert (root / "plots/nvidia-h200/bandwidth_reduce_sum_i32.png").read_bytes() == b"the charts of the last good run"

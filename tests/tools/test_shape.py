@@ -1,12 +1,13 @@
 """What the charts draw, as numbers: GPU grouping, declaration order, roles from the
-JSON fields, series, roofs and the roofline across families (benchtools/shape.py)."""
+JSON fields, series, roofs and the roofline across families (benchtools/shape.py); the
+newest run of each GPU model (bench-newest)."""
 import json
 import math
 
 import pytest
 from conftest import FIXTURES
 
-from benchtools import shape
+from benchtools import newest, shape
 from benchtools.results import load_results
 
 SMALL = str(FIXTURES / "h200_small.json")          # no role fields: a file older than them
@@ -66,6 +67,49 @@ def test_newest_run_per_gpu_is_chosen_by_the_context_date_not_the_file_name(tmp_
     assert list(newest) == ["nvidia-h100-80gb-hbm3", "nvidia-h200"]
     assert newest["nvidia-h200"].path == newer and newest["nvidia-h100-80gb-hbm3"].path == H100
     assert shape.slug("NVIDIA GeForce RTX 4090") == "nvidia-geforce-rtx-4090"
+
+
+def newest_cli(capsys, *paths):
+    rc = newest.main([str(p) for p in paths])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
+
+
+def later(doc, **changes):
+    """The run, dated after every fixture, with changes to its document."""
+    return {**doc, "context": {**doc["context"], "date": "2030-01-01T00:00:00Z"}, **changes}
+
+
+def test_newest_skips_a_newer_file_without_a_successful_benchmark(tmp_path, capsys):
+    """bench-newest used to pick such a file (and regenerate-plots drew from it)."""
+    doc = json.loads(open(H200).read())
+    empty = write_json(tmp_path, "empty.json", later(doc, benchmarks=[]))
+    failed = [{**b, "error_occurred": True, "error_message": "verification failed"} for b in doc["benchmarks"]]
+    errored = write_json(tmp_path, "errored.json", later(doc, benchmarks=failed))
+    count = len(load_results(errored).errors)
+    assert count > 0
+    rc, out, err = newest_cli(capsys, empty, H200, errored)
+    assert (rc, out) == (0, f"nvidia-h200 {H200}\n")
+    assert err.splitlines() == [f"bench-newest: skipping {empty}: no benchmark",
+                                f"bench-newest: skipping {errored}: no successful benchmark (all {count} errored)"]
+
+
+def test_newest_warns_when_the_file_it_chooses_is_truncated(tmp_path, capsys):
+    text = json.dumps(later(json.loads(open(H200).read())))
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2])
+    complete = len(load_results(cut).records)
+    rc, out, err = newest_cli(capsys, H200, cut)
+    assert (rc, out) == (0, f"nvidia-h200 {cut}\n")
+    assert err.splitlines() == [f"bench-newest: warning: {cut} is truncated (interrupted run?); "
+                                f"using its {complete} complete entries"]
+
+
+def test_newest_exits_2_when_a_gpu_model_has_no_usable_file(tmp_path, capsys):
+    empty = write_json(tmp_path, "empty.json", later(json.loads(open(H200).read()), benchmarks=[]))
+    rc, out, err = newest_cli(capsys, H100, empty)
+    assert (rc, out) == (2, "")
+    assert err.splitlines() == [f"bench-newest: no usable run of nvidia-h200: {empty} has no benchmark"]
 
 
 # ---------------------------------------------------------------- order and roles

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, check_writable, load, one_of, warn, write_text, writing
+from benchtools.cli import Parser, entry, check_outputs, check_writable, load, one_of, warn, write_text, writing
 from benchtools.results import Record, Results, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 
@@ -263,6 +263,7 @@ def chart_data(found: Dict[Chart, List[Comparison]], gpu: Gpu) -> AbChart:
                    p / 100 if p else None)
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s) with intervals")
@@ -277,6 +278,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fmt = one_of("--format", args.format, FORMATS)
         check_writable("--out", args.out)
         check_writable("--chart", args.chart)
+        check_outputs(args.results, [("--out", args.out), ("--chart", args.chart)])
         if args.chart and not args.chart.endswith(".png"):
             raise ResultsError(f"--chart {args.chart}: expected a .png path")
         runs, gpus, warnings = load(args.results, "bench-ab", args.filter)

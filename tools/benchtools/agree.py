@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import noise, stats
-from benchtools.cli import Parser, check_writable, one_of, write_text
+from benchtools.cli import Parser, entry, check_distinct_runs, check_outputs, check_writable, one_of, write_text
 from benchtools.noise import n_label
 from benchtools.results import Record, Results, ResultsError, load_runs, representative
 
@@ -301,6 +301,7 @@ def to_json(bands: List[Band], run1: Results, run2: Results, roles: Sequence[str
     return json.dumps(doc, indent=2) + "\n"
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-agree", description=__doc__.split("\n\n")[0])
     parser.add_argument("run1", help="the first run's result JSON")
@@ -319,9 +320,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not roles:
             raise ResultsError("--roles: name at least one role (kernel, library, cpu)")
         check_writable("--out", args.out)
+        check_outputs([args.run1, args.run2], [("--out", args.out)])
         if Path(args.run1).resolve() == Path(args.run2).resolve():
             raise ResultsError(f"{args.run1} is given twice: compare two runs")
         run1, run2 = load_runs([args.run1, args.run2], "bench-agree")
+        check_distinct_runs([run1, run2], "the two runs")
+        if run1.gpu != run2.gpu:
+            raise ResultsError(f"{args.run1} is of {run1.gpu}, {args.run2} of {run2.gpu}: "
+                               "bench-agree compares two runs of one GPU model")
         matched, unmatched = pairs(run1, run2, roles)
         bands = agree(matched)
         if not any(b.benchmarks for b in bands):

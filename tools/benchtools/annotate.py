@@ -26,7 +26,7 @@ import tempfile
 from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
-from benchtools.cli import Parser
+from benchtools.cli import entry, Parser
 from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, parse_name, read_text
 
 FIELDS = ("declaration", "role", "host_work", "reference")
@@ -147,19 +147,25 @@ def _check_unchanged(old: dict, new: dict, path: str) -> None:
 
 
 def _write_in_place(path: str, text: str) -> None:
+    """Writes a temporary file beside it and renames it over it (its folder must be
+    writable); an OS error is a ResultsError naming the file, which is left as it was."""
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
     try:
-        with os.fdopen(fd, "wb") as f:   # a .json.gz stays gzip (mtime 0: the same text, the same bytes)
-            data = text.encode("utf-8")
-            f.write(gzip.compress(data, 9, mtime=0) if target.read_bytes()[:2] == GZIP_MAGIC else data)
-        os.chmod(tmp, target.stat().st_mode & 0o777)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        try:
+            with os.fdopen(fd, "wb") as f:   # a .json.gz stays gzip (mtime 0: the same text, the same bytes)
+                data = text.encode("utf-8")
+                f.write(gzip.compress(data, 9, mtime=0) if target.read_bytes()[:2] == GZIP_MAGIC else data)
+            os.chmod(tmp, target.stat().st_mode & 0o777)
+            os.replace(tmp, target)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError as e:
+        raise ResultsError(f"{path}: cannot rewrite: {e.strerror or e}") from None
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-annotate", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s), rewritten in place")
@@ -173,7 +179,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         plans = []
         for path in args.results:
             text = read_text(path)
-            plans.append((path, text, *annotate_text(text, decls, path)))
+            new, unknown, changed = annotate_text(text, decls, path)
+            folder = Path(path).parent
+            if not args.check and new != text and not os.access(folder, os.W_OK | os.X_OK):
+                # checked before any file is rewritten, so that a batch is all or nothing
+                raise ResultsError(f"{path}: cannot rewrite: its folder {folder} is not writable")
+            plans.append((path, text, new, unknown, changed))
     except ResultsError as e:
         print(f"bench-annotate: {e}", file=sys.stderr)
         return 2
@@ -187,7 +198,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             continue
         stale = True
         if not args.check:
-            _write_in_place(path, new)
+            try:
+                _write_in_place(path, new)
+            except ResultsError as e:
+                print(f"bench-annotate: {e}", file=sys.stderr)
+                return 2
         print(f"{path}: {'would add' if args.check else 'added'} fields to {changed} benchmarks"
               + ("" if args.check else ", benchmarks in declaration order"))
     return 1 if args.check and stale else 0

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from benchtools.ncu import PROFILER_START_RANGE, Call, group_calls, parse_ncu_csv, split_profiler_start
-from benchtools.cli import Parser, check_writable, write_text
+from benchtools.cli import Parser, entry, check_writable, write_text
 from benchtools.results import Results, ResultsError, benchmark_fields, load_results, read_text
 
 DEFAULT_TOLERANCE = 0.01       # of the call's compulsory traffic (read + written)
@@ -300,6 +300,7 @@ def to_json(rows: List[Audited], results: Results, tolerance: float, floor: floa
     }
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-audit", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", help="results JSON of `cuda_bench --profile-one` run under ncu")

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from benchtools.cli import Parser, check_writable, write_text, writing
-from benchtools.results import Record, ResultsError, load_results, pow2_label, representative
+from benchtools.cli import entry, Parser, check_writable, warn, write_text, writing
+from benchtools.results import Record, Results, ResultsError, load_results, pow2_label, representative
 
 Series = Tuple[str, str, str]
 Config = Tuple[Optional[int], Optional[int]]
@@ -73,6 +73,17 @@ def tune(sweep: Sequence[Record], curated: Optional[Dict[Series, Set[Config]]] =
         in_default = [r for r in rs if chosen and (r.block, r.batch) in chosen]
         out.append(Tuned(series, n, best, min(in_default, key=lambda r: r.seconds) if in_default else None, len(rs)))
     return out
+
+
+def check_one_model(runs: Sequence[Results], labels: Sequence[str]) -> None:
+    """ResultsError naming two files of different GPU models: one model's best
+    configuration says nothing of another's, and a curated time from one against
+    another's sweep is a loss that is not there."""
+    first = runs[0]
+    for run, label in zip(runs[1:], labels[1:]):
+        if run.gpu != first.gpu:
+            raise ResultsError(f"{label} is of {run.gpu}, {labels[0]} of {first.gpu}: bench-autotune would mix "
+                               "two GPU models (give files of one GPU model)")
 
 
 def _pct(loss: Optional[float]) -> str:
@@ -165,6 +176,7 @@ def plot_loss(rows: List[Tuned], gpu: str, out_dir: Path, formats: Sequence[str]
     return paths
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-autotune", description=__doc__.split("\n\n")[0])
     parser.add_argument("sweep", nargs="+", help="results JSON of a --suite=full run")
@@ -178,8 +190,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not formats or any(f not in ("png", "svg") for f in formats):
             raise ResultsError(f"--format: expected a comma list of png, svg, got '{args.format}'")
         check_writable("--out", args.out, directory=True)
-        runs = [load_results(p) for p in args.sweep]
-        curated = curated_configs(load_results(args.curated).records) if args.curated else None
+        loaded = [load_results(p) for p in args.sweep + ([args.curated] if args.curated else [])]
+        check_one_model(loaded, args.sweep + ([f"--curated {args.curated}"] if args.curated else []))
+        runs = loaded[:len(args.sweep)]
+        curated = curated_configs(loaded[-1].records) if args.curated else None
         rows = tune([r for run in runs for r in run.records], curated)
         if not rows:
             raise ResultsError("no variant with more than one block/batch configuration at one N in the input "
@@ -189,7 +203,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"bench-autotune: {e}", file=sys.stderr)
         return 2
-    gpu = ", ".join(sorted({run.gpu for run in runs}))
+    # the warning cli.load gives, once the rest of the input is known good
+    warn([f"bench-autotune: warning: {run.path} is truncated (interrupted run?); "
+          f"using its {len(run.records)} complete entries" for run in loaded if run.truncated])
+    gpu = runs[0].gpu
     sources = list(args.sweep) + ([f"{args.curated} (curated configurations)"] if args.curated else [])
     markdown = to_markdown(rows, gpu, sources)
     if not args.out:

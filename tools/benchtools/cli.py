@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
+import json
 import math
 import os
 import re
@@ -59,6 +61,78 @@ def write_text(option: str, path: str, text: str) -> None:
     with writing(option, path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
         Path(path).write_text(text, encoding="utf-8")
+
+
+def same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file (the same resolved path, or one file under two names)."""
+    pa, pb = Path(a), Path(b)
+    if pa.resolve() == pb.resolve():
+        return True
+    try:
+        return pa.exists() and pb.exists() and os.path.samefile(pa, pb)
+    except OSError:
+        return False
+
+
+def check_outputs(inputs: Sequence[str], outputs: Sequence[Tuple[str, str | None]]) -> None:
+    """ResultsError naming the option when an output (option, path) would overwrite an
+    input, or two outputs would write one file (the second would replace the first):
+    a finished result is never lost to a typo."""
+    given = [(option, path) for option, path in outputs if path]
+    for option, path in given:
+        for source in inputs:
+            if same_file(path, source):
+                raise ResultsError(f"{option} {path}: is an input file; it would be overwritten "
+                                   "(write the output elsewhere)")
+    for i, (option, path) in enumerate(given):
+        for other, other_path in given[:i]:
+            if same_file(path, other_path):
+                raise ResultsError(f"{other} and {option} both write {path}: give each its own file")
+
+
+def run_identity(run: Results) -> tuple:
+    """What makes two files one run: the same context (commit, start date, board, ...) and
+    every time the same (two runs never agree on all of that; a copy, gzipped or not, does)."""
+    return (json.dumps(run.context, sort_keys=True, default=str),
+            tuple((r.name, r.seconds, r.repetition, r.aggregate) for r in run.records))
+
+
+def repeated_run(runs: Sequence[Results]) -> str | None:
+    """Where two of `runs` are one run (the same file given twice, or a copy of it), what
+    says so; else None."""
+    seen = {}
+    for run in runs:
+        key = run_identity(run)
+        if key in seen:
+            first = seen[key]
+            how = "given twice" if same_file(first, run.path) else f"a copy of {first}"
+            return (f"{run.path}: {how} (the same run: git_commit {run.context.get('git_commit')}, "
+                    f"date {run.context.get('date')})")
+        seen[key] = run.path
+    return None
+
+
+def check_distinct_runs(runs: Sequence[Results], what: str) -> None:
+    """ResultsError when two of `runs` are one run: counted twice, a run would pass for
+    agreement between runs that never happened (a noise model of zero spread)."""
+    repeated = repeated_run(runs)
+    if repeated:
+        raise ResultsError(f"{repeated}; {what} must be distinct runs")
+
+
+def entry(main):
+    """A tool's main(), quiet when its reader goes away (bench-table ... | head): the
+    output was wanted only that far, so no traceback, exit 141 as a shell reports a
+    writer stopped by SIGPIPE."""
+    @functools.wraps(main)
+    def run(argv: Sequence[str] | None = None) -> int:
+        try:
+            return main(argv)
+        except BrokenPipeError:
+            # Later writes and the interpreter's final flush go nowhere instead of failing again.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return 141
+    return run
 
 
 class Parser(argparse.ArgumentParser):

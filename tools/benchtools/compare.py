@@ -31,7 +31,8 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from scipy.stats import mannwhitneyu, norm
 
 from benchtools import noise
-from benchtools.cli import Parser, check_writable, checked, write_text
+from benchtools.cli import (Parser, check_distinct_runs, check_outputs, check_writable, checked, entry, repeated_run,
+                            write_text)
 from benchtools.noise import Allowance, BenchClass, NoiseModel, Repetitions, repetitions
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
 from benchtools.shape import parse_date
@@ -131,9 +132,18 @@ class Comparison:
         return sum(r.verdict == verdict for r in self.rows)
 
     @property
+    def status(self) -> str:
+        """The verdict's word, as the exit code has it: regression (1), not tested (2: a
+        benchmark with too few repetitions, none failed), pass (0)."""
+        if self.failed:
+            return "regression"
+        return "not tested" if self.count(TOO_FEW) else "pass"
+
+    @property
     def summary(self) -> str:
         counts = ", ".join(f"{self.count(v)} {v}" for v in _ORDER if self.count(v))
-        return f"{'FAIL' if self.failed else 'pass'} ({counts})"
+        word = {"regression": "FAIL", "not tested": "NOT TESTED", "pass": "pass"}[self.status]
+        return f"{word} ({counts})"
 
     def detectable_by_class(self):
         return noise.summarize((r.bench_class, r.allowed) for r in self.rows
@@ -398,7 +408,7 @@ def verdict_json(c: Comparison) -> dict:
         return d
 
     s = c.settings
-    return {"status": "regression" if c.failed else "pass", "alpha": s.alpha, "floor": s.floor,
+    return {"status": c.status, "alpha": s.alpha, "floor": s.floor,
             "fixed_threshold": s.fixed, "noise": s.noise.path if s.noise else None,
             "baseline": who(c.baseline), "candidate": who(c.candidate),
             "candidate_sampling": sampling_summary(c.candidate),
@@ -459,6 +469,7 @@ def check_conditions(baseline: Results, candidate: Results, history: Optional[No
 
 def _calibrate(args) -> int:
     runs = [load_complete(p) for p in args.runs]
+    check_distinct_runs(runs, "A/A runs")
     model = noise.calibrate(runs)
     text = json.dumps(model.to_json(), indent=1) + "\n"
     if args.out:
@@ -480,6 +491,9 @@ def _gate(args) -> int:
                         noise=noise.load_noise(args.noise) if args.noise else None,
                         roles=_roles(args.roles))
     baseline, candidate = load_complete(args.runs[0]), load_complete(args.runs[1])
+    repeated = repeated_run([baseline, candidate])
+    if repeated:   # a check of the gate itself (zero change): allowed, but never by accident
+        print(f"bench-compare: warning: {repeated}: the baseline and the candidate are one run", file=sys.stderr)
     reasons = check_conditions(baseline, candidate, settings.noise)
     if reasons and not args.force:
         raise ResultsError(f"different run conditions: {'; '.join(reasons)} (--force compares them anyway)")
@@ -497,7 +511,7 @@ def _gate(args) -> int:
         print(f"bench-compare: {c.summary}; table in {args.markdown}")
     else:
         print(table, end="")
-    if c.count(TOO_FEW) and not c.failed:
+    if c.status == "not tested":
         # A gate that could not test a benchmark must not pass it; exit 2 says so in one line.
         print(f"bench-compare: {c.count(TOO_FEW)} benchmarks have fewer than {MIN_REPETITIONS} repetitions on one "
               f"side and were not tested (run the regression suite: tools/run-regression)", file=sys.stderr)
@@ -507,6 +521,7 @@ def _gate(args) -> int:
     return 1 if c.failed else 0
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN",
@@ -520,7 +535,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         type=checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.01"),
                         help=f"smallest allowed change with a noise file (default {noise.FLOOR})")
     parser.add_argument("--threshold", default=None,
-                        type=checked(lambda v: 0 <= v < math.inf, "a fraction >= 0 such as 0.05"),
+                        type=checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.05 for 5%"),
                         help=f"one allowed change for every benchmark, overriding the noise file "
                              f"(default: {DEFAULT_THRESHOLD} where there is no history)")
     parser.add_argument("--roles", metavar="LIST",
@@ -539,14 +554,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         # Output paths first: a typo must not cost a comparison, nor leave half the outputs.
-        for option in ("--out", "--markdown", "--verdict", "--medians"):
-            check_writable(option, getattr(args, option[2:]))
+        outputs = [(option, getattr(args, option[2:])) for option in ("--out", "--markdown", "--verdict", "--medians")]
+        for option, path in outputs:
+            check_writable(option, path)
+        check_outputs(args.runs + ([args.noise] if args.noise else []), outputs)
         if args.out and not args.calibrate:
             raise ResultsError("--out is the noise file of --calibrate (the table goes to --markdown)")
         return _calibrate(args) if args.calibrate else _gate(args)
     except ResultsError as e:
         print(f"bench-compare: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): entry() ends quietly
+        raise
     except Exception:  # a bug, not a verdict: exit 1 would read as "regressed"
         traceback.print_exc()
         print("bench-compare: internal error (above); no verdict", file=sys.stderr)

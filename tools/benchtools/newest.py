@@ -7,29 +7,57 @@
 One line per GPU model: its folder name (the GPU name in lower case, runs of other
 characters as "-") and the file of its newest run, newest by the run date in the
 file's context (names do not sort by date across GPU models). Sorted by GPU.
-Bad input: one line on stderr, exit code 2.
+A file without a successful benchmark (none, or only errored ones) is skipped,
+with a line on stderr; a newest run that is truncated is used, with a warning.
+Bad input, or a GPU model with no usable file: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
 import sys
-from typing import Sequence
+from typing import Dict, List, Sequence
 
-from benchtools.cli import Parser
-from benchtools.results import ResultsError, load_results
-from benchtools.shape import newest_per_gpu
+from benchtools.cli import entry, Parser
+from benchtools.results import Results, ResultsError, load_results
+from benchtools.shape import newest_per_gpu, slug
 
 
+def _unusable(run: Results) -> str:
+    """Why a run cannot be drawn from ("" when it can): it has no successful benchmark."""
+    if run.records:
+        return ""
+    if run.errors:
+        return f"no successful benchmark (all {len(run.errors)} errored)"
+    return "no benchmark"
+
+
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-newest", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s)")
     try:
         args = parser.parse_args(argv)
-        newest = newest_per_gpu([load_results(p) for p in args.results])
+        runs = [load_results(p) for p in args.results]
+        skipped: Dict[str, List[Results]] = {}
+        for run in runs:
+            if _unusable(run):
+                skipped.setdefault(slug(run.gpu), []).append(run)
+        newest = newest_per_gpu([run for run in runs if not _unusable(run)])
+        lacking = [gpu for gpu in sorted(skipped) if gpu not in newest]
+        if lacking:
+            raise ResultsError("; ".join(
+                f"no usable run of {gpu}: " + ", ".join(f"{run.path} has {_unusable(run)}" for run in skipped[gpu])
+                for gpu in lacking))
     except ResultsError as e:
         print(f"bench-newest: {e}", file=sys.stderr)
         return 2
-    for slug, run in newest.items():
-        print(f"{slug} {run.path}")
+    for run in runs:
+        if _unusable(run):
+            print(f"bench-newest: skipping {run.path}: {_unusable(run)}", file=sys.stderr)
+    for gpu, run in newest.items():
+        if run.truncated:
+            print(f"bench-newest: warning: {run.path} is truncated (interrupted run?); "
+                  f"using its {len(run.records)} complete entries", file=sys.stderr)
+        print(f"{gpu} {run.path}")
     return 0
 
 

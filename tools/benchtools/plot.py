@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Callable, List, Sequence, Tuple
 
 from benchtools import draw, shape, versus
-from benchtools.cli import check_writable, Parser, check_regex, comma_list, load, warn, writing
+from benchtools.cli import entry, check_writable, Parser, check_regex, comma_list, load, warn, writing
 from benchtools.results import ResultsError
 
 CHARTS = ("bandwidth", "speedup", "time", "roofline", "heatmap", "gpucompare", "versus")
@@ -107,6 +107,7 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
             title = f"{family} {type_} {variant}: GB/s by block x batch at N = {shape.n_label(at)}"
             stem = f"heatmap_{family}_{type_}_{variant}" + (f"_n{at}" if len(sizes[(family, type_, variant)]) > 1 else "")
             figures.append((stem, lambda t=title, p=panels: draw.heatmap(t, p)))
+    _check_names([stem for stem, _ in figures], out_dir, formats)
     out_dir.mkdir(parents=True, exist_ok=True)
     global _JOB
     _JOB = (figures, out_dir, tuple(formats))
@@ -120,6 +121,23 @@ def render(gpus: List[shape.Gpu], charts: Sequence[str], out_dir: Path, formats:
     finally:
         _JOB = None
     return [p for paths in drawn for p in paths], missing
+
+
+def _check_names(stems: Sequence[str], out_dir: Path, formats: Sequence[str]) -> None:
+    """ResultsError naming the first chart file whose name the file system cannot hold
+    (a family or variant of hundreds of characters), before any chart is drawn."""
+    base = out_dir
+    while not base.exists() and base != base.parent:
+        base = base.parent
+    try:
+        limit = os.pathconf(base, "PC_NAME_MAX")
+    except (AttributeError, OSError, ValueError):   # not POSIX, or no limit known: the usual one
+        limit = 255
+    for name in (f"{stem}.{fmt}" for stem in stems for fmt in formats):
+        size = len(os.fsencode(name))
+        if 0 < limit < size:
+            raise ResultsError(f"--out {out_dir / name}: cannot write: file name too long "
+                               f"({size} bytes, at most {limit} here)")
 
 
 def _can_fork() -> bool:
@@ -152,6 +170,7 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-plot", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="cuda_bench result JSON file(s)")
@@ -189,6 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_regex("--heatmap", args.heatmap)
         check_writable("--out", args.out, directory=True)
         _, gpus, warnings = load(args.results, "bench-plot", args.filter)
+        if args.charts and "gpucompare" in charts and len(gpus) < 2:   # asked for, not the default "all"
+            raise ResultsError(f"--charts gpucompare needs files of two or more GPUs; the input holds one"
+                               + (" matching --filter" if args.filter else "") + f" ({gpus[0].label})")
         kernels = [r for g in gpus for r in shape.kernels(g.records)]
         if n is not None and not any(r.n == n for r in kernels):
             raise ResultsError(f"--n {args.n}: no benchmark at N = {n} in the input "

@@ -3,13 +3,14 @@
   python3 -m benchtools.published results/nvidia-h100*_*.json
   python3 -m benchtools.published results/nvidia-h100*_*.json results/sweeps/nvidia-h100*_*.json --format csv
 
-Reads a published-figures file (default: results/published/vector_sum_writeup_h100.json,
-the "Making vector sum really fast" write-up's H100 bandwidths) and our result files,
-and prints one row per published figure: the write-up's kernel, our variant, N, the
-published GB/s, our time and GB/s at that N, and ours / published. Ours is taken at
-the block/batch the write-up used when our files hold it, otherwise at our best
-block/batch, and the row says which. Our files must come from one GPU, of the
-published GPU model unless --any-gpu. Bad input: one line, exit code 2.
+Reads a published-figures file (default: the repository's
+results/published/vector_sum_writeup_h100.json, the "Making vector sum really fast"
+write-up's H100 bandwidths) and our result files, and prints one row per published
+figure: the write-up's kernel, our variant, N, the published GB/s, our time and GB/s
+at that N, and ours / published. Ours is taken at the block/batch the write-up used
+when our files hold it, otherwise at our best block/batch, and the row says which.
+Our files must come from one GPU, of the published GPU model unless --any-gpu. Bad
+input: one line, exit code 2.
 """
 from __future__ import annotations
 
@@ -20,12 +21,17 @@ import math
 import re
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from benchtools.cli import entry
 from benchtools.results import (Record, Results, ResultsError, load_results, parse_name, pow2_label, read_text,
                                 representative)
 
-DEFAULT_PUBLISHED = "results/published/vector_sum_writeup_h100.json"
+# The repository's copy, found from this package (tools/benchtools) so that the tool runs
+# from any folder; an explicit --published is relative to the caller's folder as usual.
+DEFAULT_IN_REPOSITORY = "results/published/vector_sum_writeup_h100.json"
+DEFAULT_PUBLISHED = str(Path(__file__).resolve().parents[2] / DEFAULT_IN_REPOSITORY)
 
 
 class PublishedError(Exception):
@@ -214,11 +220,12 @@ class _Parser(argparse.ArgumentParser):
         raise PublishedError(message)
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _Parser(prog="bench-published", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="our cuda_bench result JSON file(s), from one GPU")
     parser.add_argument("--published", default=DEFAULT_PUBLISHED,
-                        help=f"published-figures JSON (default: {DEFAULT_PUBLISHED})")
+                        help=f"published-figures JSON (default: the repository's {DEFAULT_IN_REPOSITORY})")
     parser.add_argument("--published-in", default=None, help="only the figures of this publication (e.g. blog, repo)")
     parser.add_argument("--format", choices=("markdown", "csv"), default="markdown")
     parser.add_argument("--any-gpu", action="store_true", help="compare with files from another GPU model")

@@ -29,7 +29,7 @@ from string import ascii_lowercase
 from typing import Dict, List, Optional, Sequence
 
 from benchtools import noise
-from benchtools.cli import Parser, check_writable, write_text
+from benchtools.cli import Parser, entry, check_distinct_runs, check_writable, write_text
 from benchtools.compare import load_complete
 from benchtools.results import GZIP_MAGIC, Results, ResultsError, load_results
 from benchtools.shape import run_date, slug
@@ -121,6 +121,7 @@ def _check_session(runs: Sequence[Results]) -> None:
     """This session's runs: complete, error-free, one set of conditions (GPU included),
     and with A/A runs no planted build."""
     first = noise.run_conditions(runs[0])
+    check_distinct_runs(runs, "the baseline and the A/A runs")
     for run in runs:
         if run.errors:
             raise ResultsError(f"{run.path}: {len(run.errors)} benchmark runs reported errors "
@@ -235,6 +236,7 @@ def execute(r: Refresh) -> List[str]:
     return lines
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="benchtools.refresh", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN",
@@ -249,6 +251,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"benchtools.refresh: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): entry() ends quietly
+        raise
     except Exception:  # a bug: exit 1 would read as "benchmarks failed"
         traceback.print_exc()
         print("benchtools.refresh: internal error (above)", file=sys.stderr)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools import noise
-from benchtools.cli import Parser, checked
+from benchtools.cli import Parser, entry, check_distinct_runs, checked
 from benchtools.compare import REGRESSED, TOO_FEW, Settings, compare, judge, load_complete
 from benchtools.noise import BenchClass, build_key
 from benchtools.results import Results, ResultsError
@@ -100,6 +100,7 @@ def report(r: Replay, slowdown: float) -> str:
     return "\n".join(lines) + "\n"
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-replay", description=__doc__.split("\n\n")[0])
     parser.add_argument("runs", nargs="+", metavar="RUN", help="A/A runs (several per build)")
@@ -109,6 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         runs = [load_complete(p) for p in args.runs]
+        check_distinct_runs(runs, "A/A runs")
+        models = list(dict.fromkeys(run.gpu for run in runs))
+        if len(models) > 1:
+            raise ResultsError(f"the runs are of {' and '.join(models)}: A/A runs are of one GPU model")
         result = replay(runs, args.slowdown, Settings(noise=noise.load_noise(args.noise) if args.noise else None))
     except ResultsError as e:
         print(f"bench-replay: {e}", file=sys.stderr)

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 from urllib.parse import quote
 
-from benchtools.cli import Parser, check_writable, write_text
+from benchtools.cli import Parser, entry, check_outputs, check_writable, write_text
 from benchtools.results import (CEILING_FAMILY, Record, Results, ResultsError, benchmark_fields, best_per_n,
                                 load_results, pow2_label, representative)
 from benchtools.shape import NOT_REACHED_MARK, NOT_REACHED_NOTE
@@ -418,6 +418,7 @@ def compare_report(base_path: str, other_path: str) -> str:
                 sections)
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-report", description=__doc__.split("\n\n")[0])
     parser.add_argument("results", nargs="+", help="one results JSON, or two with --compare")
@@ -440,6 +441,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                    else Path(args.results[0]).with_suffix(".html"))
         out = Path(args.out or default)
         check_writable("--out", str(out))   # before the report's work
+        check_outputs(args.results, [("--out", str(out))])
         if args.compare:
             text = compare_report(*args.results)
         else:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, check_writable, checked, write_text
+from benchtools.cli import Parser, entry, check_outputs, repeated_run, check_writable, checked, write_text
 from benchtools.noise import timing_difference
 from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
 
@@ -247,6 +247,7 @@ def _burst(text: str) -> Tuple[str, str]:
     return side, path
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="benchtools.run_ab", description=__doc__.split("\n\n")[0])
     parser.add_argument("bursts", nargs="+", metavar="SIDE=FILE",
@@ -261,14 +262,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", metavar="PATH", help="write the report as JSON here")
     try:
         args = parser.parse_args(argv)
-        for option in ("--markdown", "--json"):
-            check_writable(option, getattr(args, option[2:]))
+        outputs = [(option, getattr(args, option[2:])) for option in ("--markdown", "--json")]
+        for option, path in outputs:
+            check_writable(option, path)
+        given = list(map(_burst, args.bursts))
+        check_outputs([path for _, path in given], outputs)
         bursts = []
-        for side, path in map(_burst, args.bursts):
+        for side, path in given:
             run = load_results(path)
             if run.truncated:
                 raise ResultsError(f"{path}: truncated (interrupted burst?)")
             bursts.append(Burst(side, run))
+        repeated = repeated_run([b.run for b in bursts])
+        if repeated:
+            print(f"run-ab: warning: {repeated}: a burst counted twice (no difference is then no finding)",
+                  file=sys.stderr)
         rep = analyse(bursts)
         labels = {"base": args.base_label, "head": args.head_label}
         extra = (args.burst_time, args.build_seconds, args.wall_seconds)
@@ -280,6 +288,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"run-ab: {e}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # the reader went away (| head): entry() ends quietly
+        raise
     except Exception:  # a bug, not a verdict
         traceback.print_exc()
         print("run-ab: internal error (above); no report", file=sys.stderr)

@@ -13,6 +13,9 @@ marker, label or colour moves pixels by far more than MAX_LEVEL.
   python3 -m benchtools.samepng [DIR]   restore each modified PNG under DIR
                                         (default plots) that is the committed
                                         chart; print what it did; exit 0
+
+DIR outside a git checkout (no committed chart to compare against), or not a
+folder: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
@@ -21,6 +24,9 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import List, Tuple
+
+from benchtools.cli import entry, Parser
+from benchtools.results import ResultsError
 
 MAX_LEVEL = 16           # of 255, per channel
 MAX_FRACTION = 1e-4      # of the pixels
@@ -66,11 +72,26 @@ def restore_rounding(root: Path, folder: str = "plots") -> List[str]:
     return lines
 
 
+@entry
 def main(argv: List[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    folder = argv[0] if argv else "plots"
-    root = Path(_git("rev-parse", "--show-toplevel", cwd=Path.cwd()).decode().strip())
-    for line in restore_rounding(root, folder):
+    parser = Parser(prog="samepng", description="Restores each modified PNG under DIR that is the committed "
+                    "chart but for rounding (same size, a few pixels moved by a few levels); prints what it did.")
+    parser.add_argument("dir", nargs="?", default="plots", metavar="DIR",
+                        help="folder of redrawn charts in a git checkout (default: plots)")
+    try:
+        args = parser.parse_args(argv)
+        folder = Path(args.dir)
+        if not folder.is_dir():
+            raise ResultsError(f"{args.dir}: not a folder")
+        try:
+            root = Path(_git("rev-parse", "--show-toplevel", cwd=folder).decode().strip())
+        except (OSError, subprocess.CalledProcessError):   # no git, or not a checkout
+            raise ResultsError(f"{args.dir} is not in a git checkout (nothing to compare against)") from None
+    except ResultsError as e:
+        print(f"samepng: {e}", file=sys.stderr)
+        return 2
+    # git status and git show take paths from the checkout's top.
+    for line in restore_rounding(root, folder.resolve().relative_to(root.resolve()).as_posix()):
         print(line, file=sys.stderr)
     return 0
 

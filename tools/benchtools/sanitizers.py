@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from benchtools.cli import Parser
+from benchtools.cli import entry, Parser
 from benchtools.results import ResultsError
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
@@ -52,6 +52,9 @@ def read_known(path: Path) -> list[Known]:
         if len(fields) < 3 or fields[0] not in TOOLS or not fields[-1].strip():
             raise ResultsError(f"{path}:{number}: expected tool<TAB>regex[<TAB>regex...]<TAB>reason with a tool of "
                              f"{', '.join(TOOLS)}")
+        if any(not p.strip() for p in fields[1:-1]):
+            # an empty regex matches every line, so it would explain every finding of the tool
+            raise ResultsError(f"{path}:{number}: empty regex (two tabs in a row?): it would match every finding")
         try:
             patterns = tuple(re.compile(p) for p in fields[1:-1])
         except re.error as e:
@@ -112,7 +115,10 @@ def summarize(logs: Sequence[Path], known: Sequence[Known]) -> dict[str, ToolRow
         status = log.with_suffix(".status")
         rc, secs = 0, 0
         if status.exists():
-            parts = status.read_text(encoding="utf-8", errors="replace").split()
+            try:
+                parts = status.read_text(encoding="utf-8", errors="replace").split()
+            except OSError as e:
+                raise ResultsError(f"{status}: cannot read ({e.strerror or e})") from None
             if len(parts) == 2 and all(p.lstrip("-").isdigit() for p in parts):
                 rc, secs = int(parts[0]), int(parts[1])
         row.slowest_s = max(row.slowest_s, secs)
@@ -140,6 +146,7 @@ def summarize(logs: Sequence[Path], known: Sequence[Known]) -> dict[str, ToolRow
     return rows
 
 
+@entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-sanitizers", description=__doc__.split("\n\n")[0])
     parser.add_argument("logs", nargs="+", help="compute-sanitizer logs named <tool>.<shard>.log")
