@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "options.hpp"
@@ -21,6 +22,7 @@ extern std::string FLAGS_benchmark_format;
 extern std::string FLAGS_benchmark_time_unit;
 extern std::string FLAGS_benchmark_color;
 extern int32_t FLAGS_benchmark_repetitions;
+extern std::map<std::string, std::string> FLAGS_benchmark_context;
 }  // namespace benchmark
 
 namespace bench::driver {
@@ -30,6 +32,34 @@ std::string first_line(const std::string& text) {
   std::string line = text.substr(0, text.find('\n'));
   while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
   return line;
+}
+
+// The context keys the results file gets from elsewhere: Google Benchmark's
+// own, and those the driver adds (bench/main.cpp, bench::context_entries in
+// src/harness/device.cpp, ClockMonitor::context_entries in
+// src/harness/clocks.cpp, Runner::context_entries, ResultsWriter's last field,
+// the test-only fault variants). A --benchmark_context pair is added first,
+// and Google Benchmark keeps the first value of a key: one of these would
+// replace what the harness records.
+constexpr const char* kReservedContextKeys[] = {
+    // Google Benchmark's JSONReporter (1.7, 1.8; the last two from later versions)
+    "date", "host_name", "executable", "num_cpus", "mhz_per_cpu", "cpu_scaling_enabled", "caches", "load_avg",
+    "library_build_type", "library_version", "json_schema_version",
+    // bench/main.cpp
+    "source_hash", "cache_mode", "suite", "timing_mode", "launch_mode", "samples_per_gate", "harness",
+    "precision_percent", "max_time_seconds", "min_samples", "min_time_seconds", "max_samples", "placements",
+    "interleave", "keep_samples", "profile_one", "profile_start_range", "planted_slowdown", "fault_variants",
+    // bench::context_entries (gpu_* by prefix, below), the clocks, the runner, the writer
+    "device_ordinal", "cuda_driver_version", "cuda_runtime_version", "cccl_version", "git_commit", "clock_source",
+    "clock_source_note", "nvml_version", "throttle_fraction", "l2_flush_bytes", "suite_wall_seconds"};
+
+// "--flag=value" as given on the command line, else "ENV=value (environment)".
+std::string as_given(const std::vector<std::string>& args, const std::string& flag, const std::string& env,
+                     const std::string& value) {
+  std::string given = env + "=" + value + " (environment)";
+  for (const auto& a : args)
+    if (a.rfind(flag + "=", 0) == 0) given = a;
+  return given;
 }
 
 std::streambuf* saved_cerr = nullptr;
@@ -44,7 +74,7 @@ void rejected_value() {
   if (!format_ok(benchmark::FLAGS_benchmark_format))
     why = "--benchmark_format=" + benchmark::FLAGS_benchmark_format + ": expected console, json or csv";
   else if (!format_ok(benchmark::FLAGS_benchmark_out_format))
-    why = "--benchmark_out_format=" + benchmark::FLAGS_benchmark_out_format + ": expected json, console or csv";
+    why = "--benchmark_out_format=" + benchmark::FLAGS_benchmark_out_format + ": expected json";
   else if (!unit.empty() && unit != "ns" && unit != "us" && unit != "ms" && unit != "s")
     why = "--benchmark_time_unit=" + unit + ": expected ns, us, ms or s";
   else if (benchmark::FLAGS_benchmark_color.empty())
@@ -62,6 +92,10 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
   if (std::getenv("BENCHMARK_MIN_TIME") != nullptr)
     throw UsageError("BENCHMARK_MIN_TIME is set: not used: each benchmark is sampled until its median is within "
                      "--precision=PCT (default 0.5), or for at most --max-time=SECONDS (default 0.03); unset it");
+  if (std::getenv("BENCHMARK_MIN_WARMUP_TIME") != nullptr)
+    throw UsageError("BENCHMARK_MIN_WARMUP_TIME is set: not used: the harness warms up each benchmark itself (its "
+                     "set-up and verification call), then samples until --precision=PCT or --max-time=SECONDS; "
+                     "unset it");
   // Google Benchmark keeps argv[0] as a pointer: the strings must outlive it.
   static std::vector<std::string> kept;
   kept = args;
@@ -88,12 +122,25 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
   std::cerr << said.str();  // anything else it said, unchanged
   // Google Benchmark takes any 32-bit count and then runs nothing for 0 and
   // aborts (std::length_error) for a negative one.
-  if (const int32_t k = benchmark::FLAGS_benchmark_repetitions; k < 1) {
-    std::string given = "BENCHMARK_REPETITIONS=" + std::to_string(k) + " (environment)";
-    for (const auto& a : args)
-      if (a.rfind("--benchmark_repetitions=", 0) == 0) given = a;
-    throw UsageError(given + ": expected a whole number >= 1 (K sampled runs of each benchmark)");
-  }
+  if (const int32_t k = benchmark::FLAGS_benchmark_repetitions; k < 1)
+    throw UsageError(as_given(args, "--benchmark_repetitions", "BENCHMARK_REPETITIONS", std::to_string(k)) +
+                     ": expected a whole number >= 1 (K sampled runs of each benchmark)");
+  // The results file is written by bench::ResultsWriter alone (JSON, flushed
+  // after every benchmark, closed on a stop); Google Benchmark's other file
+  // formats go through a buffered stream that a stop never flushes.
+  if (const std::string& f = benchmark::FLAGS_benchmark_out_format; f != "json")
+    throw UsageError(as_given(args, "--benchmark_out_format", "BENCHMARK_OUT_FORMAT", f) +
+                     ": not used: the results file is always JSON (the tools read it; the console shows the table)");
+  if (const std::string& unit = benchmark::FLAGS_benchmark_time_unit; !unit.empty())
+    throw UsageError(as_given(args, "--benchmark_time_unit", "BENCHMARK_TIME_UNIT", unit) +
+                     ": not used: every time is in microseconds (each run's time_unit says so)");
+  for (const auto& [key, value] : benchmark::FLAGS_benchmark_context)
+    if (reserved_context_key(key)) {
+      std::string given = "BENCHMARK_CONTEXT (environment)";
+      for (const auto& a : args)
+        if (a.rfind("--benchmark_context=", 0) == 0) given = a;
+      throw UsageError(given + ": '" + key + "' is a context key the harness writes itself (choose another name)");
+    }
   GbFlags flags;
   flags.list_tests = benchmark::FLAGS_benchmark_list_tests;
   flags.filter = benchmark::GetBenchmarkFilter();
@@ -101,6 +148,13 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
   flags.out_format = benchmark::FLAGS_benchmark_out_format;
   flags.format = benchmark::FLAGS_benchmark_format;
   return flags;
+}
+
+bool reserved_context_key(const std::string& key) {
+  if (key.rfind("gpu_", 0) == 0) return true;
+  for (const char* k : kReservedContextKeys)
+    if (key == k) return true;
+  return false;
 }
 
 void set_benchmark_out(const std::string& path) { benchmark::FLAGS_benchmark_out = path; }

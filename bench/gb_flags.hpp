@@ -20,9 +20,17 @@ struct GbFlags {
 
 // Runs benchmark::Initialize on argv (args[0] is the program). Throws
 // UsageError for an unknown --benchmark_* flag, a value Google Benchmark
-// rejects, or BENCHMARK_MIN_TIME in the environment (--benchmark_min_time is
-// refused by parse_options: sampling has --max-time and --precision).
+// rejects, BENCHMARK_MIN_TIME or BENCHMARK_MIN_WARMUP_TIME in the environment
+// (the flags are refused by parse_options: sampling has --max-time and
+// --precision), an --benchmark_out_format other than json or a
+// --benchmark_time_unit (from the flag or the environment), or a
+// --benchmark_context key the harness writes itself.
 GbFlags initialize_google_benchmark(const std::vector<std::string>& args);
+
+// Whether the results' context gets `key` from Google Benchmark or the
+// harness (every gpu_* key among them): a --benchmark_context pair of that
+// key would replace the harness's value.
+bool reserved_context_key(const std::string& key);
 
 // Sets --benchmark_out after Initialize (the default results file is named
 // after the GPU, which is queried only once the arguments are known good).

@@ -39,7 +39,8 @@ using bench::driver::UsageError;
 
 constexpr const char* kUsage = R"(cuda_bench: hand-written CUDA kernels against CUB and Thrust, on Google Benchmark.
 
-Harness options (Google Benchmark's --benchmark_* flags work as usual):
+Harness options (Google Benchmark's --benchmark_* flags work as usual, but for
+those refused at the end):
   --suite=default|full     default: each variant's curated block/batch values;
                            full: every supported block x batch (tuning runs)
   --sizes=LO:HI            N = 2^LO ... 2^HI (default 10:30)
@@ -64,7 +65,8 @@ time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
   --min-time=SECONDS       precision stops sampling only after this long
                            (default 0.005, at most --max-time): the first
                            samples after a benchmark's setup read fast
-  --min-samples=N          at least N samples (default 16, at least 6)
+  --min-samples=N          precision is claimed only from N samples on (default
+                           16, at least 6); the time cap binds from 6
   --max-samples=N          at most N samples (default 10000)
   --placements=K           rotate each small benchmark's samples over up to K
                            copies of its case (inputs, output, workspace);
@@ -89,7 +91,14 @@ time is that median, its JSON says samples, ci_low, ci_high and stop_reason.
 Names: family/type/variant/N:<n>[/block:<b>][/batch:<items per thread>]
   e.g. --benchmark_filter='reduce_sum/i32/.*/N:1073741824'
 Progress and the estimated time left go to stderr. Exit codes: 0 ok, 1 benchmark
-errors, 2 bad input, 3 no GPU (see docs/driver.md).
+errors, 2 bad input, 3 no GPU, 130/143 stopped by SIGINT/SIGTERM (the results
+file closed after the last finished benchmark; see docs/driver.md).
+
+Google Benchmark's flags follow. Refused: --benchmark_min_time and
+--benchmark_min_warmup_time (sampling and warm-up are the harness's),
+--benchmark_time_unit (times are in microseconds), --benchmark_out_format other
+than json, and a --benchmark_context key the harness writes itself.
+
 )";
 
 void print_variants(const std::vector<bench::Declaration>& decls, bool json) {
@@ -112,11 +121,23 @@ void print_variants(const std::vector<bench::Declaration>& decls, bool json) {
                 d.description.c_str());
 }
 
+// A character device or a pipe (/dev/stdout, /dev/null, a FIFO): the results
+// writer streams into it (src/harness/results_file.cpp), it overwrites nothing.
+bool is_stream(const std::string& path) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  const fs::file_status st = fs::status(path, ec);
+  return !ec && (st.type() == fs::file_type::character || st.type() == fs::file_type::fifo);
+}
+
 // A results file to be created: refuse an existing one (an earlier run is
-// never overwritten) and a folder that is not there.
+// never overwritten), a folder, and a folder that is not there.
 void check_new_file(const std::string& path, bool folder_only = false) {
   namespace fs = std::filesystem;
   const std::string what = "--benchmark_out=" + path;
+  std::error_code ec;
+  if (fs::is_directory(path, ec)) throw UsageError(what + ": is a folder (name a file in it)");
+  if (is_stream(path)) return;
   const fs::path folder = fs::path(path).parent_path();
   if (!folder.empty() && !fs::is_directory(folder))
     throw UsageError(what + ": folder '" + folder.string() + "' does not exist");
@@ -129,6 +150,9 @@ void check_new_file(const std::string& path, bool folder_only = false) {
 // The files of a run: --benchmark_out as given on one GPU, or with "_gpuN" on several.
 std::vector<std::string> output_files(const std::string& out, const std::vector<int>& ordinals) {
   if (ordinals.size() == 1) return {out};
+  if (!out.empty() && is_stream(out))
+    throw UsageError("--benchmark_out=" + out + ": a device or pipe takes one GPU's results; with several GPUs, "
+                     "name a file (one per GPU, _gpuN added)");
   std::vector<std::string> files;
   for (int o : ordinals) files.push_back(out.empty() ? "" : bench::driver::per_device_path(out, o));
   return files;
@@ -180,20 +204,27 @@ int run(int argc, char** argv) {
     for (const auto& e : errors) std::fprintf(stderr, "cuda_bench: registry error: %s\n", e.c_str());
     return 1;
   }
-  if (opt.list_variants) {
-    print_variants(decls, opt.list_variants_json);
-    return 0;
-  }
 
-  // Every argument is checked here, the same way with or without a GPU.
+  // Every argument is checked here, the same way with or without a GPU, and
+  // the same for a listing (a dry run of the command line) as for a run.
   const drv::GbFlags gb = drv::initialize_google_benchmark(opt.passthrough);
   if (!gb.out.empty()) {
     // With --device=all the file names are known once the GPUs are counted.
     check_new_file(gb.out, /*folder_only=*/true);
     if (!opt.devices.all)
       for (const auto& file : output_files(gb.out, drv::resolve_devices(opt.devices, 1 << 20))) check_new_file(file);
-  } else if (!gb.list_tests) {
+  } else if (!gb.list_tests && !opt.list_variants) {
     check_results_dir(opt.results_dir);
+  }
+  if (opt.list_variants) {
+    // Every variant, whatever --benchmark_filter selects (it names benchmarks); checked above all the same.
+    if (const drv::FilterMatcher filter(gb.filter); !filter.valid()) {
+      std::string why;
+      drv::count_selected_benchmarks(&why);
+      throw UsageError("--benchmark_filter=" + gb.filter + ": " + why);
+    }
+    print_variants(decls, opt.list_variants_json);
+    return 0;
   }
 
   std::unique_ptr<bench::Runner> runner;
@@ -206,6 +237,10 @@ int run(int argc, char** argv) {
   std::string why;
   std::size_t total = drv::count_selected_benchmarks(&why);
   const drv::FilterMatcher filter(gb.filter);
+  // A filter that does not compile matches everything in FilterMatcher: say so
+  // before any size check reads it.
+  if (total == 0 && !filter.valid())
+    throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "not a valid regex" : why));
   if (opt.sizes_given) {
     const drv::SizeReport sizes = drv::check_sizes(decls, opt.reg, opt.sizes_listed, filter);
     if (!sizes.error.empty()) throw UsageError(sizes.error);
@@ -217,6 +252,9 @@ int run(int argc, char** argv) {
   if (total == 0) throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "no benchmark matches" : why));
 
   if (gb.list_tests) {
+    // Google Benchmark opens --benchmark_out even to list: it would leave an
+    // empty file that refuses the real run of the same command line.
+    drv::set_benchmark_out("");
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;
@@ -328,10 +366,9 @@ int run(int argc, char** argv) {
                                 isatty(STDERR_FILENO) != 0, std::cerr);
   bench::annotate_declared_bytes(decls, opt.reg);
   bench::ResultsWriter file_reporter(results_path, started);  // exits 1 itself on a write error
-  const std::size_t ran =
-      benchmark::RunSpecifiedBenchmarks(&display, gb.out_format == "json" ? &file_reporter : nullptr);
+  const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&display, &file_reporter);  // JSON only (gb_flags.cpp)
   benchmark::Shutdown();
-  bench::honour_stop_request();  // a stop in the last benchmark of a run without our JSON writer
+  bench::honour_stop_request();  // a stop during the last benchmark: its exit code (the JSON is closed)
   if (ran == 0) {
     std::fprintf(stderr, "cuda_bench: no benchmark matched the filter\n");
     std::filesystem::remove(results_path);

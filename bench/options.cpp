@@ -10,28 +10,74 @@ namespace {
 
 bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
 
+// The finest --precision taken, in percent: finer is below what any timer here resolves.
+constexpr double kMinPrecisionPercent = 0.001;
+
+bool all_digits(const std::string& text) {
+  return !text.empty() && std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+// A whole number in plain decimal digits: no sign, no spaces.
 std::size_t parse_count(const std::string& text, const std::string& what, bool allow_zero = false) {
   std::size_t pos = 0;
   unsigned long long v = 0;
   try {
-    v = std::stoull(text, &pos);
+    if (all_digits(text)) v = std::stoull(text, &pos);
   } catch (const std::exception&) {
     pos = 0;
   }
-  if (pos != text.size() || text.empty() || text[0] == '-' || (v == 0 && !allow_zero))
+  if (pos != text.size() || text.empty() || (v == 0 && !allow_zero))
     throw UsageError(what + ": '" + text + "' is not a " + (allow_zero ? "non-negative" : "positive") + " integer");
   return static_cast<std::size_t>(v);
+}
+
+// A plain decimal number: an optional '-' (so that a negative one is refused
+// for its sign, not its spelling), digits with at most one point, an optional
+// exponent. strtod alone would also take hex, "infinity" and leading spaces.
+bool plain_decimal(const std::string& text) {
+  std::size_t i = text.size() > 0 && text[0] == '-' ? 1 : 0;
+  std::size_t digits = 0, points = 0;
+  for (; i < text.size() && text[i] != 'e' && text[i] != 'E'; ++i) {
+    if (text[i] == '.') ++points;
+    else if (text[i] >= '0' && text[i] <= '9') ++digits;
+    else return false;
+  }
+  if (digits == 0 || points > 1) return false;
+  if (i == text.size()) return true;
+  std::string exponent = text.substr(i + 1);
+  if (!exponent.empty() && (exponent[0] == '-' || exponent[0] == '+')) exponent.erase(0, 1);
+  return all_digits(exponent);
 }
 
 // A finite number > 0 (>= 0 with allow_zero; -0 reads as 0), below `below`
 // when given, all of `text`.
 double parse_positive(const std::string& text, const std::string& what, double below = 0, bool allow_zero = false) {
-  char* end = nullptr;
-  const double v = text.empty() ? 0 : std::strtod(text.c_str(), &end);
-  if (text.empty() || end != text.c_str() + text.size() || !std::isfinite(v) || !(allow_zero ? v >= 0 : v > 0))
+  const double v = plain_decimal(text) ? std::strtod(text.c_str(), nullptr) : std::nan("");
+  if (!std::isfinite(v) || !(allow_zero ? v >= 0 : v > 0))
     throw UsageError(what + (allow_zero ? ": expected a finite number >= 0" : ": expected a finite number > 0"));
   if (below > 0 && !(v < below)) throw UsageError(what + ": expected a number below " + std::to_string(int(below)));
   return v == 0 ? 0.0 : v;
+}
+
+// Options that take a value: given bare ("--sizes 10:12"), they are named as such.
+constexpr const char* kValueOptions[] = {"--suite",       "--sizes",       "--cache",      "--timing",
+                                         "--launch",      "--precision",   "--max-time",   "--min-time",
+                                         "--min-samples", "--max-samples", "--placements", "--results-dir",
+                                         "--device"};
+
+// Google Benchmark flags the harness replaces: refused whatever their value.
+void refuse_replaced_gb_flag(const std::string& a) {
+  auto is = [&a](const std::string& flag) { return a == flag || starts_with(a, flag + "="); };
+  if (is("--benchmark_min_time"))
+    throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
+                         "(default 0.5), or for at most --max-time=SECONDS (default 0.03)");
+  // Google Benchmark's warm-up would call the body again before its timed
+  // run, and the runner counts calls per benchmark to tell repetitions apart.
+  if (is("--benchmark_min_warmup_time"))
+    throw UsageError(a + ": not used: the harness warms up each benchmark itself (its set-up and verification "
+                         "call), then samples until --precision=PCT or --max-time=SECONDS");
+  if (is("--benchmark_time_unit"))
+    throw UsageError(a + ": not used: every time is in microseconds (each run's time_unit says so)");
 }
 
 }  // namespace
@@ -72,11 +118,11 @@ DeviceSelection parse_device_selection(const std::string& value) {
     std::size_t pos = 0;
     long v = -1;
     try {
-      v = std::stol(item, &pos);
+      if (all_digits(item)) v = std::stol(item, &pos);
     } catch (const std::exception&) {
       pos = 0;
     }
-    if (item.empty() || pos != item.size() || item[0] == '-' || item[0] == '+' || v > 1023)
+    if (item.empty() || pos != item.size() || v > 1023)
       throw UsageError(what + ": '" + item + "' is not a GPU ordinal (expected N, N,M,... or all)");
     if (std::find(s.ordinals.begin(), s.ordinals.end(), v) != s.ordinals.end())
       throw UsageError(what + ": GPU " + std::to_string(v) + " is given twice");
@@ -104,10 +150,22 @@ Options parse_options(const std::vector<std::string>& args) {
   Options o;
   o.results_dir = CUDABENCH_SOURCE_DIR "/results";
   o.passthrough.push_back(args.empty() ? "cuda_bench" : args[0]);
-  bool min_time_given = false;
+  bool min_time_given = false, max_time_given = false, max_samples_given = false;
+  std::vector<std::string> seen;  // each harness option's first form, as given
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&a](const char* flag) { return a.substr(std::string(flag).size()); };
+    for (const char* option : kValueOptions)
+      if (a == option) throw UsageError(a + " needs a value: " + a + "=VALUE");
+    // A harness option given twice would silently take the last value.
+    if (starts_with(a, "--") && !starts_with(a, "--benchmark_") && !starts_with(a, "--v=") && a != "--help") {
+      std::string name = a.substr(0, a.find('='));
+      for (const std::string& earlier : seen)
+        if (earlier.substr(0, earlier.find('=')) == name)
+          throw UsageError(name + ": given twice (" + earlier + ", then " + a + ")");
+      seen.push_back(a);
+    }
+    refuse_replaced_gb_flag(a);
     if (starts_with(a, "--suite=")) {
       const std::string v = value("--suite=");
       if (v == "default") o.reg.suite = Suite::curated;
@@ -135,8 +193,12 @@ Options parse_options(const std::vector<std::string>& args) {
       o.profile_one = true;
     } else if (starts_with(a, "--precision=")) {
       o.sampling.precision = parse_positive(value("--precision="), a, 100) / 100;
+      // Below a thousandth of a percent no timer resolves it (nor a double's sum of samples).
+      if (o.sampling.precision < kMinPrecisionPercent / 100)
+        throw UsageError(a + ": expected at least " + format_number(kMinPrecisionPercent) + " (percent)");
     } else if (starts_with(a, "--max-time=")) {
       o.sampling.max_time_seconds = parse_positive(value("--max-time="), a);
+      max_time_given = true;
     } else if (starts_with(a, "--min-time=")) {
       o.sampling.min_time_seconds = parse_positive(value("--min-time="), a, 0, /*allow_zero=*/true);
       min_time_given = true;
@@ -144,6 +206,7 @@ Options parse_options(const std::vector<std::string>& args) {
       o.sampling.min_samples = parse_count(value("--min-samples="), a);
     } else if (starts_with(a, "--max-samples=")) {
       o.sampling.max_samples = parse_count(value("--max-samples="), a);
+      max_samples_given = true;
     } else if (starts_with(a, "--placements=")) {
       const std::size_t k = parse_count(value("--placements="), a, /*allow_zero=*/true);
       if (k < 1 || k > static_cast<std::size_t>(kMaxPlacements))
@@ -153,9 +216,6 @@ Options parse_options(const std::vector<std::string>& args) {
       o.keep_samples = true;
     } else if (a == "--interleave") {
       o.interleave = true;
-    } else if (a == "--benchmark_min_time" || starts_with(a, "--benchmark_min_time=")) {
-      throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
-                           "(default 0.5), or for at most --max-time=SECONDS (default 0.03)");
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");
@@ -174,6 +234,15 @@ Options parse_options(const std::vector<std::string>& args) {
   }
   // The default minimum never outlasts a shorter --max-time; one given explicitly is checked.
   if (!min_time_given) o.sampling.min_time_seconds = std::min(o.sampling.min_time_seconds, o.sampling.max_time_seconds);
+  // Against a default the user did not type, the refusal names the option given.
+  const SamplingOptions defaults;
+  if (!max_samples_given && o.sampling.min_samples > o.sampling.max_samples)
+    throw UsageError("--min-samples=" + std::to_string(o.sampling.min_samples) + ": above --max-samples (" +
+                     std::to_string(defaults.max_samples) + ", the default)");
+  if (!max_time_given && o.sampling.min_time_seconds > o.sampling.max_time_seconds)
+    throw UsageError("--min-time=" + format_number(o.sampling.min_time_seconds) + ": above --max-time (" +
+                     format_number(defaults.max_time_seconds) +
+                     ", the default; precision is claimed only after --min-time of sampling)");
   if (const std::string problem = sampling_options_problem(o.sampling); !problem.empty()) throw UsageError(problem);
   if (o.timing == TimingMode::graph && o.launch == LaunchMode::stream)
     throw UsageError("--launch=stream: applies to --timing=events; --timing=graph replays captured graphs");

@@ -20,7 +20,9 @@ namespace bench::driver {
 class FilterMatcher {
  public:
   explicit FilterMatcher(std::string spec);
+  // True for every name when the regex does not compile: check valid() first.
   bool matches(const std::string& benchmark_name) const;
+  bool valid() const { return valid_; }
 
  private:
   std::regex re_;

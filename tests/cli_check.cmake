@@ -2,6 +2,8 @@
 #   cmake -DEXE=... -DARGS="a;b" -DEXPECT_RC=N -DEXPECT_REGEX=... -P cli_check.cmake
 # NO_GPU_ONLY: a check of the no-GPU path, skipped (CTest's SKIP_REGULAR_EXPRESSION)
 # where a GPU is present, since there the command would measure instead.
+# ENV: "NAME=value" set for the command. ABSENT: a file that must not exist
+# after it (removed first).
 if(NO_GPU_ONLY)
   execute_process(COMMAND nvidia-smi -L RESULT_VARIABLE smi_rc OUTPUT_QUIET ERROR_QUIET)
   if(smi_rc EQUAL 0)
@@ -9,7 +11,18 @@ if(NO_GPU_ONLY)
     return()
   endif()
 endif()
-execute_process(COMMAND ${EXE} ${ARGS} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(ABSENT)
+  file(REMOVE ${ABSENT})
+endif()
+set(command ${EXE} ${ARGS})
+if(ENV)
+  set(command ${CMAKE_COMMAND} -E env ${ENV} ${command})
+endif()
+execute_process(COMMAND ${command} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(ABSENT AND EXISTS ${ABSENT})
+  file(REMOVE ${ABSENT})
+  message(FATAL_ERROR "${ABSENT} exists after the command (exit code ${rc})\nstdout:\n${out}\nstderr:\n${err}")
+endif()
 if(NOT rc EQUAL EXPECT_RC)
   message(FATAL_ERROR "exit code ${rc}, expected ${EXPECT_RC}\nstdout:\n${out}\nstderr:\n${err}")
 endif()

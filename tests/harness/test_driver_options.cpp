@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "gb_flags.hpp"
+#include "harness/device.hpp"
 #include "multi_device.hpp"
 #include "options.hpp"
 #include "size_check.hpp"
@@ -140,8 +141,8 @@ TEST(DriverOptions, MinimumSamplingTime) {
       << "checked against --max-time wherever it comes";
   EXPECT_DOUBLE_EQ(parse({"--max-time=0.002"}).sampling.min_time_seconds, 0.002)
       << "the default minimum never outlasts a shorter --max-time";
-  EXPECT_EQ(refusal({"--min-time=0.5"}), "--min-time=0.5: above --max-time=0.03 (precision is claimed only after "
-                                         "--min-time of sampling)");
+  EXPECT_EQ(refusal({"--min-time=0.5", "--max-time=0.1"}), "--min-time=0.5: above --max-time=0.1 (precision is "
+                                                            "claimed only after --min-time of sampling)");
   for (const char* bad : {"abc", "-1", "nan", "inf", "", "2s"})
     EXPECT_EQ(refusal({std::string("--min-time=") + bad}).rfind(std::string("--min-time=") + bad + ": expected", 0), 0u)
         << bad;
@@ -175,6 +176,74 @@ TEST(DriverOptions, MinTimeIsRefusedNamingMaxTimeAndPrecision) {
   }
 }
 
+TEST(DriverOptions, WarmupTimeAndTimeUnitAreRefused) {
+  // Google Benchmark's warm-up calls the body again, which the runner's
+  // per-benchmark call count would take for a repetition.
+  for (const char* flag : {"--benchmark_min_warmup_time=0.5", "--benchmark_min_warmup_time"}) {
+    const std::string why = refusal({flag});
+    EXPECT_EQ(why.rfind(std::string(flag) + ": not used: the harness warms up", 0), 0u) << why;
+  }
+  EXPECT_EQ(refusal({"--benchmark_time_unit=ms"}),
+            "--benchmark_time_unit=ms: not used: every time is in microseconds (each run's time_unit says so)");
+}
+
+TEST(DriverOptions, AnOptionWithoutItsValueIsNamed) {
+  for (const char* option : {"--sizes", "--precision", "--device", "--results-dir", "--min-samples", "--suite"})
+    EXPECT_EQ(refusal({option, "10:12"}), std::string(option) + " needs a value: " + option + "=VALUE") << option;
+  EXPECT_EQ(refusal({"--keep-samples"}), "") << "a switch takes none";
+}
+
+TEST(DriverOptions, AHarnessOptionGivenTwiceIsRefused) {
+  EXPECT_EQ(refusal({"--sizes=1024", "--sizes=20:22"}), "--sizes: given twice (--sizes=1024, then --sizes=20:22)");
+  EXPECT_EQ(refusal({"--precision=1", "--cache=hot", "--precision=5"}),
+            "--precision: given twice (--precision=1, then --precision=5)");
+  EXPECT_EQ(refusal({"--device=0", "--device=1"}), "--device: given twice (--device=0, then --device=1)");
+  EXPECT_EQ(refusal({"--interleave", "--interleave"}), "--interleave: given twice (--interleave, then --interleave)");
+  EXPECT_EQ(refusal({"--list-variants", "--list-variants=json"}),
+            "--list-variants: given twice (--list-variants, then --list-variants=json)");
+  // Google Benchmark's flags are its own to read (it takes the last).
+  EXPECT_EQ(refusal({"--benchmark_filter=a", "--benchmark_filter=b"}), "");
+}
+
+TEST(DriverOptions, NumbersArePlainDecimal) {
+  for (const char* bad : {"0x10", " 1", "1 ", "+1", "1e", "1.2.3", ".", "infinity", "1e-320", "0.0009"})
+    EXPECT_EQ(refusal({std::string("--precision=") + bad}).rfind(std::string("--precision=") + bad + ": ", 0), 0u)
+        << bad;
+  EXPECT_EQ(refusal({"--precision=0.0009"}), "--precision=0.0009: expected at least 0.001 (percent)");
+  EXPECT_DOUBLE_EQ(parse({"--precision=.5"}).sampling.precision, 0.005);
+  EXPECT_DOUBLE_EQ(parse({"--precision=5."}).sampling.precision, 0.05);
+  EXPECT_DOUBLE_EQ(parse({"--precision=0.001"}).sampling.precision, 0.00001);
+  EXPECT_DOUBLE_EQ(parse({"--max-time=2e-1"}).sampling.max_time_seconds, 0.2);
+  EXPECT_DOUBLE_EQ(parse({"--max-time=1E+0"}).sampling.max_time_seconds, 1);
+  EXPECT_EQ(refusal({"--max-time=0x1p-3"}), "--max-time=0x1p-3: expected a finite number > 0");
+  for (const char* bad : {"+5", " 5", "5 ", "0x10", "5:+7", " 5:7"})
+    EXPECT_EQ(refusal({std::string("--sizes=") + bad}).rfind(std::string("--sizes=") + bad + ": ", 0), 0u) << bad;
+  for (const char* bad : {" 1", "1 ", "0, 1", "0x1"})
+    EXPECT_THROW(parse_device_selection(bad), UsageError) << bad;
+  EXPECT_EQ(refusal({"--min-samples=+8"}), "--min-samples=+8: '+8' is not a positive integer");
+  EXPECT_EQ(refusal({"--max-samples= 100"}), "--max-samples= 100: ' 100' is not a positive integer");
+}
+
+TEST(DriverOptions, AboveADefaultTheRefusalSaysItIsTheDefault) {
+  EXPECT_EQ(refusal({"--min-samples=20000"}), "--min-samples=20000: above --max-samples (10000, the default)");
+  EXPECT_EQ(refusal({"--min-samples=200", "--max-samples=100"}), "--max-samples=100: below --min-samples=200");
+  EXPECT_EQ(refusal({"--max-samples=10"}), "--max-samples=10: below --min-samples=16");
+  EXPECT_EQ(refusal({"--min-time=0.5"}), "--min-time=0.5: above --max-time (0.03, the default; precision is claimed "
+                                         "only after --min-time of sampling)");
+}
+
+TEST(DriverFlags, ContextKeysTheHarnessWritesAreReserved) {
+  DeviceInfo d;
+  d.name = "NVIDIA H200";
+  d.cc_major = 9;
+  for (const auto& [key, value] : context_entries(d, "3.0.1", "abc123"))
+    EXPECT_TRUE(reserved_context_key(key)) << key;
+  for (const char* key : {"cache_mode", "timing_mode", "source_hash", "planted_slowdown", "precision_percent",
+                          "suite_wall_seconds", "date", "gpu_anything"})
+    EXPECT_TRUE(reserved_context_key(key)) << key;
+  for (const char* key : {"machine", "operator", "note", "gpu"}) EXPECT_FALSE(reserved_context_key(key)) << key;
+}
+
 // A declaration of `bytes_per_element` bytes read (and as many written when
 // `writes`), with a block axis, for N in [min_n, max_n].
 Declaration decl(const char* variant, std::size_t min_n, std::size_t max_n, double bytes_per_element = 4,
@@ -193,6 +262,8 @@ Declaration decl(const char* variant, std::size_t min_n, std::size_t max_n, doub
 
 TEST(DriverSizes, FilterMatchesAsGoogleBenchmark) {
   EXPECT_TRUE(FilterMatcher("").matches("a/b"));
+  EXPECT_TRUE(FilterMatcher("").valid());
+  EXPECT_FALSE(FilterMatcher("(").valid());
   EXPECT_TRUE(FilterMatcher("all").matches("a/b"));
   EXPECT_TRUE(FilterMatcher("b/c").matches("a/b/c/manual_time"));  // searched, not anchored
   EXPECT_FALSE(FilterMatcher("^b").matches("a/b"));
