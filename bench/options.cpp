@@ -216,6 +216,7 @@ Options parse_options(const std::vector<std::string>& args) {
       o.keep_samples = true;
     } else if (a == "--interleave") {
       o.interleave = true;
+      o.reg.group_major = true;  // a group's members reported in a row (registry.hpp)
     } else if (starts_with(a, "--results-dir=")) {
       o.results_dir = value("--results-dir=");
       if (o.results_dir.empty()) throw UsageError("--results-dir= needs a directory");

@@ -159,25 +159,40 @@ std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t
   return points;
 }
 
+std::string interleave_group(const Declaration& decl, const Point& point) {
+  return decl.family + "/" + decl.type + "/N:" + std::to_string(point.n);
+}
+
 std::vector<std::string> register_benchmarks(const std::vector<Declaration>& decls,
                                              const RegistrationOptions& options,
                                              const BenchmarkBody& body) {
+  // Declaration-major (each variant's points in a row), or with group_major each
+  // interleave group's in a row, in the order of the groups' first points.
+  std::vector<std::pair<const Declaration*, Point>> order;
+  for (const Declaration& decl : decls)
+    for (const Point& point : expand(decl, options.sizes, options.suite)) order.emplace_back(&decl, point);
+  if (options.group_major) {
+    std::map<std::string, std::size_t> first;
+    for (const auto& [decl, point] : order) first.emplace(interleave_group(*decl, point), first.size());
+    std::stable_sort(order.begin(), order.end(), [&first](const auto& a, const auto& b) {
+      return first.at(interleave_group(*a.first, a.second)) < first.at(interleave_group(*b.first, b.second));
+    });
+  }
   std::vector<std::string> names;
-  for (const Declaration& decl : decls) {
+  for (const auto& [decl_ptr, point] : order) {
+    const Declaration& decl = *decl_ptr;
     const std::string reference = reference_of(decls, decl);
-    for (const Point& point : expand(decl, options.sizes, options.suite)) {
-      std::string name = benchmark_name(decl, point);
-      auto* b = benchmark::RegisterBenchmark(
-          name.c_str(), [&decl, point, body](benchmark::State& state) { body(state, decl, point); });
-      // One call per repetition: the runner samples inside it until the median
-      // is precise (no sizing runs that would repeat the set-up).
-      b->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
-      annotate(name, "declaration", decl.id());
-      annotate(name, "role", to_string(decl.role));
-      annotate(name, "host_work", decl.host_work);
-      if (!reference.empty()) annotate(name, "reference", reference);
-      names.push_back(std::move(name));
-    }
+    std::string name = benchmark_name(decl, point);
+    auto* b = benchmark::RegisterBenchmark(
+        name.c_str(), [&decl, point = point, body](benchmark::State& state) { body(state, decl, point); });
+    // One call per repetition: the runner samples inside it until the median
+    // is precise (no sizing runs that would repeat the set-up).
+    b->Iterations(1)->UseManualTime()->Unit(benchmark::kMicrosecond);
+    annotate(name, "declaration", decl.id());
+    annotate(name, "role", to_string(decl.role));
+    annotate(name, "host_work", decl.host_work);
+    if (!reference.empty()) annotate(name, "reference", reference);
+    names.push_back(std::move(name));
   }
   return names;
 }

@@ -159,7 +159,14 @@ std::vector<Point> expand(const Declaration& decl, const std::vector<std::size_t
 struct RegistrationOptions {
   std::vector<std::size_t> sizes = pow2_sizes(10, 30);
   Suite suite = Suite::curated;
+  // --interleave: each interleave_group's benchmarks in a row (the groups in the
+  // order their first benchmark comes), so the results a group's sampling holds
+  // for its other members are reported right after it, and a stop loses none.
+  bool group_major = false;
 };
+
+// "family/type/N:n": the benchmarks --interleave samples together.
+std::string interleave_group(const Declaration& decl, const Point& point);
 
 // Runs one (declaration, point) benchmark: in the driver, the GPU runner.
 using BenchmarkBody =

@@ -59,10 +59,6 @@ std::string out_of_memory_message(const std::exception& e, Memory kind) {
 Runner::Runner(const DeviceInfo& device, CacheMode cache, RunnerOptions options)
     : device_(device), cache_(cache), options_(std::move(options)), timer_(device), clocks_(device) {}
 
-std::string interleave_group(const Declaration& decl, const Point& point) {
-  return decl.family + "/" + decl.type + "/N:" + std::to_string(point.n);
-}
-
 void Runner::interleave(std::vector<Selected> selected) {
   interleave_ = true;
   selected_ = std::move(selected);
@@ -93,8 +89,11 @@ void Runner::run(benchmark::State& state, const Declaration& decl, const Point& 
   const std::string name = benchmark_name(decl, point);
   if (name != current_) {
     // The previous benchmark is fully reported: a stop asked for meanwhile
-    // (SIGINT, SIGTERM, a sticky CUDA error) closes the results and exits here.
-    honour_stop_request();
+    // (SIGINT, SIGTERM, a sticky CUDA error) closes the results and exits here,
+    // unless this benchmark was already measured with its group (--interleave):
+    // reporting it takes no GPU time, and a measured result is never dropped
+    // (registered group-major, a group's members come right after its first).
+    if (results_.count(std::make_pair(name, calls_[name])) == 0 && failed_.count(name) == 0) honour_stop_request();
     current_ = name;
   }
   const long long repetition = calls_[name]++;  // one call per repetition (Iterations(1))

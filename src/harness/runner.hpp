@@ -54,9 +54,6 @@ struct Selected {
   Point point;
 };
 
-// "family/type/N:n": the benchmarks --interleave samples together.
-std::string interleave_group(const Declaration& decl, const Point& point);
-
 class Runner {
  public:
   Runner(const DeviceInfo& device, CacheMode cache, RunnerOptions options = {});

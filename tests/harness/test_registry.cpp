@@ -147,5 +147,28 @@ TEST(Registry, RegistrationLoopRegistersEveryPointOnce) {
   EXPECT_NE(std::find(names.begin(), names.end(), "reduce_sum/i32/b/N:1024"), names.end());
 }
 
+TEST(Registry, InterleavedRunsRegisterEachGroupInARow) {
+  // --interleave samples a family/type/N group at its first member and holds the
+  // others' results until Google Benchmark reaches them: in a row, a stop between
+  // groups drops none (Runner::run).
+  std::vector<Declaration> decls{fake("ga", Axis{{256}, {128, 256}}), fake("gb"), fake("gc", {}, {}, "f32")};
+  RegistrationOptions opt;
+  opt.sizes = {1024, 4096};
+  opt.suite = Suite::full;
+  const auto body = [](benchmark::State&, const Declaration&, const Point&) {};
+  EXPECT_EQ(register_benchmarks(decls, opt, body),
+            (std::vector<std::string>{"reduce_sum/i32/ga/N:1024/block:128", "reduce_sum/i32/ga/N:4096/block:128",
+                                      "reduce_sum/i32/ga/N:1024/block:256", "reduce_sum/i32/ga/N:4096/block:256",
+                                      "reduce_sum/i32/gb/N:1024", "reduce_sum/i32/gb/N:4096",
+                                      "reduce_sum/f32/gc/N:1024", "reduce_sum/f32/gc/N:4096"}));
+  opt.group_major = true;
+  EXPECT_EQ(register_benchmarks(decls, opt, body),
+            (std::vector<std::string>{"reduce_sum/i32/ga/N:1024/block:128", "reduce_sum/i32/ga/N:1024/block:256",
+                                      "reduce_sum/i32/gb/N:1024", "reduce_sum/i32/ga/N:4096/block:128",
+                                      "reduce_sum/i32/ga/N:4096/block:256", "reduce_sum/i32/gb/N:4096",
+                                      "reduce_sum/f32/gc/N:1024", "reduce_sum/f32/gc/N:4096"}));
+  EXPECT_EQ(interleave_group(decls[0], Point{4096, 256, 0}), "reduce_sum/i32/N:4096");
+}
+
 }  // namespace
 }  // namespace bench
