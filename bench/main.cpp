@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
@@ -164,6 +166,9 @@ void check_results_dir(const std::string& dir) {
   namespace fs = std::filesystem;
   fs::path p = fs::absolute(dir);
   if (fs::exists(p) && !fs::is_directory(p)) throw UsageError("--results-dir=" + dir + ": not a folder");
+  std::error_code ec;
+  if (fs::is_symlink(p, ec) && !fs::exists(p, ec))
+    throw UsageError("--results-dir=" + dir + ": a link to nothing ('" + fs::read_symlink(p, ec).string() + "' is not there)");
   while (!fs::exists(p)) p = p.parent_path();
   if (!fs::is_directory(p) || access(p.c_str(), W_OK) != 0)
     throw UsageError("--results-dir=" + dir + ": cannot write into '" + p.string() + "'");
@@ -303,12 +308,16 @@ int run(int argc, char** argv) {
   }
 
   std::string results_path = gb.out;
+  const std::time_t now = std::time(nullptr);
+  const auto default_path = [&] {
+    return opt.devices.given ? drv::device_results_path(opt.results_dir, device->name, now, ordinal)
+                             : bench::new_results_path(opt.results_dir, device->name, now);
+  };
   if (results_path.empty()) {
-    std::filesystem::create_directories(opt.results_dir);
-    const std::time_t now = std::time(nullptr);
-    results_path = opt.devices.given ? drv::device_results_path(opt.results_dir, device->name, now, ordinal)
-                                     : bench::new_results_path(opt.results_dir, device->name, now);
-    drv::set_benchmark_out(results_path);
+    std::error_code ec;
+    std::filesystem::create_directories(opt.results_dir, ec);
+    if (ec) throw UsageError("--results-dir=" + opt.results_dir + ": cannot create it: " + ec.message());
+    results_path = default_path();
   }
   bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
   bench::set_timing_mode(opt.timing);
@@ -365,6 +374,21 @@ int run(int argc, char** argv) {
   drv::ProgressReporter display(gb.format == "console" ? &console : benchmark::CreateDefaultDisplayReporter(), total,
                                 isatty(STDERR_FILENO) != 0, std::cerr);
   bench::annotate_declared_bytes(decls, opt.reg);
+  // The results file is claimed (created, atomically) only now: of two runs that
+  // chose one name (the same second and GPU model, or one --benchmark_out) one
+  // writes it, and the other takes the next name or refuses.
+  for (int err = is_stream(results_path) ? 0 : bench::claim_results_file(results_path); err != 0;
+       err = bench::claim_results_file(results_path)) {
+    if (err == EEXIST && gb.out.empty()) {
+      results_path = default_path();  // the name it chose is taken now: the next one
+      continue;
+    }
+    throw UsageError(err == EEXIST ? "--benchmark_out=" + results_path +
+                                         ": created since the arguments were checked (another run writing it?); "
+                                         "refusing to overwrite it"
+                                   : results_path + ": cannot create: " + std::strerror(err));
+  }
+  drv::set_benchmark_out(results_path);
   bench::ResultsWriter file_reporter(results_path, started);  // exits 1 itself on a write error
   const std::size_t ran = benchmark::RunSpecifiedBenchmarks(&display, &file_reporter);  // JSON only (gb_flags.cpp)
   benchmark::Shutdown();

@@ -84,6 +84,13 @@ std::string new_results_path(const std::string& dir, const std::string& gpu_name
   return path.string();
 }
 
+int claim_results_file(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  ::close(fd);
+  return 0;
+}
+
 ResultsWriter::ResultsWriter(Clock::time_point start) : start_(start) {
   json_.SetOutputStream(&text_);
   json_.SetErrorStream(&discarded_);

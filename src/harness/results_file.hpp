@@ -16,6 +16,11 @@ namespace bench {
 // file of that name exists: an earlier run is never overwritten.
 std::string new_results_path(const std::string& dir, const std::string& gpu_name, std::time_t now);
 
+// Claims `path` for a run: creates it empty unless something is there (O_EXCL,
+// so of two runs that chose one name at once only one gets it). 0 when claimed,
+// EEXIST when something is there, another errno when it cannot be created.
+int claim_results_file(const std::string& path);
+
 // Google Benchmark's JSON, every field formatted by Google Benchmark's own
 // JSONReporter, with each benchmark's annotations (src/harness/annotations.hpp:
 // declaration, role, clocks, ...) merged into each of its runs and aggregates,

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -440,6 +441,16 @@ TEST(Stop, ExitCodes) {
   EXPECT_EQ(exit_code(StopReason::interrupted), 130);
   EXPECT_EQ(exit_code(StopReason::terminated), 143);
   EXPECT_EQ(exit_code(StopReason::cuda_error), 1);
+}
+
+TEST(ResultsWriter, AResultsFileIsClaimedByOneRunOnly) {
+  // Two runs that chose one name (the same second and GPU model): the second's
+  // claim fails, so it takes the next name instead of truncating the first's file.
+  const TempFile file("claim");
+  EXPECT_EQ(claim_results_file(file.path), 0);
+  EXPECT_EQ(read(file.path), "");
+  EXPECT_EQ(claim_results_file(file.path), EEXIST);
+  EXPECT_EQ(claim_results_file(::testing::TempDir() + "cuda_bench_no_such_folder/x.json"), ENOENT);
 }
 
 }  // namespace
