@@ -300,15 +300,15 @@ def test_two_runs_interleaved_apart_are_not_interleaved_together(tmp_path, capsy
     assert all(c["interleaved"] for c in _json_comparisons(capsys, [INTERLEAVED]).values())
 
 
-def test_repetitions_of_two_files_are_not_mixed(tmp_path, capsys):
-    """Repetition indices restart in every file: with two runs given, each benchmark's
-    repetitions are its own run's (here both runs name every benchmark; the first
-    file's medians are the ones compared, with the first file's repetitions)."""
+def test_two_runs_naming_one_benchmark_are_refused(tmp_path, capsys):
+    """Two runs that both measured a benchmark: no file's copy is chosen silently (one
+    line, exit 2); files of different benchmarks (a split run) are still read together."""
     agree = _with_repetitions(tmp_path, [1.0, 1.0, 1.0])
     other = _with_repetitions(tmp_path, [0.5, 1.5, 1.0])
-    alone = _json_comparisons(capsys, [agree])[(P28, "fast_kernel")]
-    both = _json_comparisons(capsys, [agree, other])[(P28, "fast_kernel")]
-    assert (both["ratio"], both["low"], both["high"]) == (alone["ratio"], alone["low"], alone["high"])
+    assert ab.main([str(agree), str(other), "--versus", "cub_device_reduce"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"is in {agree} and in {other}: bench-ab divides variants measured in one run" in err
 
 
 @pytest.mark.parametrize("key, value, said", [("timing_mode", "graph", "timing mode 'graph'"),

@@ -134,6 +134,16 @@ def test_two_boards_are_compared_with_a_warning(tmp_path, capsys):
     assert "the runs are from two boards (GPU-aaaa, GPU-bbbb)" in capsys.readouterr().err
 
 
+def test_runs_that_name_no_board_are_compared_with_a_warning(tmp_path, capsys):
+    r1 = write(tmp_path / "a.json", [entry("k", 1 << 20, 10.0)])
+    r2 = write(tmp_path / "b.json", [entry("k", 1 << 20, 10.1)], gpu_uuid="")
+    assert agree.main([r1, r2]) == 0
+    assert f"warning: {r2} names no board (no gpu_uuid): whether both runs are of one board" in capsys.readouterr().err
+    r3 = write(tmp_path / "c.json", [entry("k", 1 << 20, 10.2)])
+    assert agree.main([r1, r3]) == 0
+    assert "warning" not in capsys.readouterr().err
+
+
 def test_runs_sampled_differently_are_compared_with_a_warning(tmp_path, capsys):
     # A file without samples_per_gate predates the gate (none); launch_mode absent: the stream.
     r1 = write(tmp_path / "a.json", [entry("k", 1 << 20, 10.0)], launch_mode="graph")

@@ -282,6 +282,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.chart and not args.chart.endswith(".png"):
             raise ResultsError(f"--chart {args.chart}: expected a .png path")
         runs, gpus, warnings = load(args.results, "bench-ab", args.filter)
+        where = {}
+        for run in runs:
+            for r in run.records:
+                first = where.setdefault(r.name, run.path)
+                if first != run.path:
+                    raise ResultsError(f"{r.name} is in {first} and in {run.path}: bench-ab divides variants "
+                                       "measured in one run (give one file per benchmark; two runs of the same "
+                                       "benchmarks: tools/run-ab or bench-compare)")
         if len(gpus) > 1:
             raise ResultsError("the input holds runs of " + " and ".join(g.label for g in gpus)
                                + ": bench-ab compares variants on one GPU")

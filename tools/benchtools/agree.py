@@ -338,6 +338,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)
+    elif not (run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid")):
+        unnamed = " and ".join(r.path for r in (run1, run2) if not r.context.get("gpu_uuid"))
+        print(f"bench-agree: warning: {unnamed} name{'s' * (' and ' not in unnamed)} no board (no gpu_uuid): "
+              "whether both runs are of one board cannot be checked; the targets are for one board",
+              file=sys.stderr)
     differences = sampling_differences(run1, run2)
     if differences:
         print(f"bench-agree: warning: the runs were sampled differently ({', '.join(differences)}): "
