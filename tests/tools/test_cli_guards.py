@@ -107,9 +107,11 @@ def test_table_names_a_baseline_that_is_not_in_the_input(capsys):
     ("compare", [str(FIXTURES / "compare_base.json"), str(FIXTURES / "compare_slow10.json")]),
 ])
 def test_a_reader_that_goes_away_ends_the_tool_quietly(module, argv):
-    # The pipe is closed before the tool writes (it takes a second to start): its first write fails.
+    # The pipe is closed before the tool writes (it takes a second to start): its output, buffered
+    # as a pipe's is, fails to flush (PYTHONUNBUFFERED would move the failure into the write).
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
     p = subprocess.Popen([sys.executable, "-m", f"benchtools.{module}", *argv], cwd=TOOLS,
-                         env={**os.environ, "PYTHONPATH": str(TOOLS)},
+                         env={**env, "PYTHONPATH": str(TOOLS)},
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     p.stdout.close()
     err = p.stderr.read().decode()

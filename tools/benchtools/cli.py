@@ -127,7 +127,9 @@ def entry(main):
     @functools.wraps(main)
     def run(argv: Sequence[str] | None = None) -> int:
         try:
-            return main(argv)
+            code = main(argv)
+            sys.stdout.flush()   # what is still buffered (stdout a pipe): its failure is the same
+            return code
         except BrokenPipeError:
             # Later writes and the interpreter's final flush go nowhere instead of failing again.
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
