@@ -366,3 +366,70 @@ def test_a_bad_aa_run_count_exits_2_before_anything(tmp_path, value):
     assert r.returncode == 2
     assert r.stderr.strip().splitlines() == [
         f"==> REGRESSION_AA_RUNS: expected a whole number >= 0 (A/A runs of a refresh), got '{value}'"]
+
+
+# ---------------------------------------------------------------- tools/run-regression --out: what it may remove
+
+NO_DRIVER = any(os.access(f"{d}/nvidia-smi", os.X_OK) for d in ("/usr/bin", "/bin"))
+
+
+@pytest.mark.skipif(NO_DRIVER, reason="a GPU driver's nvidia-smi is on the minimal PATH: the no-GPU path cannot "
+                                      "be seen here")
+@pytest.mark.parametrize("args", [[], ["--baseline", "runs/run0.json"], ["--refresh-baseline"]])
+def test_without_a_gpu_every_mode_exits_3_before_building_or_removing(checkout, args):
+    """With --baseline it used to skip the GPU check: a full build, its outputs (and the
+    folder's plots/) removed, then exit 3."""
+    (checkout / "bin/nvidia-smi").unlink()
+    write_files = {"build/regression/summary.md": "earlier", "build/regression/candidate.json": "{}",
+                   "build/regression/plots/a.png": "chart"}
+    for path, text in write_files.items():
+        (checkout / path).parent.mkdir(parents=True, exist_ok=True)
+        (checkout / path).write_text(text)
+    r = run_regression(checkout, *args)
+    assert r.returncode == 3, r.stderr
+    assert r.stderr.splitlines() == ["==> no CUDA GPU here (no NVIDIA driver (nvidia-smi not found)): the "
+                                     "regression suite needs one; nothing was measured"]
+    assert all((checkout / path).read_text() == text for path, text in write_files.items())
+    assert not (checkout / "cuda_bench.log").exists()
+
+
+def test_an_out_that_is_a_file_or_under_one_is_exit_2_before_anything(checkout):
+    (checkout / "notes.txt").write_text("mine")
+    for out in ("notes.txt", "notes.txt/sub"):
+        r = run_regression(checkout, "--baseline", "runs/run0.json", "--out", out)
+        assert r.returncode == 2, r.stderr
+        assert r.stderr.splitlines() == [f"==> --out {checkout}/{out}: {checkout}/notes.txt is not a folder; "
+                                         "nothing was built or measured"]
+    assert (checkout / "notes.txt").read_text() == "mine" and not (checkout / "cuda_bench.log").exists()
+
+
+@needs_build_packages
+def test_an_out_folder_of_someone_else_s_is_refused_and_one_of_its_own_reused(checkout):
+    """--out . used to remove the repository's plots/ (its charts of the run go to DIR/plots)."""
+    (checkout / "plots").mkdir()
+    (checkout / "plots/chart.png").write_text("committed")
+    r = run_regression(checkout, "--baseline", "runs/run0.json", "--out", ".")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines() == [f"==> --out {checkout}/.: a folder run-regression did not make (no "
+                                     ".run-regression) that is not empty; give a new or empty folder"]
+    assert (checkout / "plots/chart.png").read_text() == "committed"
+    assert not (checkout / "cuda_bench.log").exists()
+    (checkout / "empty").mkdir()
+    for out in ("empty", "new/folder", "empty"):   # an empty one, a new one; then its own again
+        r = run_regression(checkout, "--baseline", "runs/run0.json", "--out", out)
+        assert r.returncode in (0, 1), r.stderr
+        assert (checkout / out / "summary.md").exists() and (checkout / out / ".run-regression").exists()
+
+
+@needs_build_packages
+def test_the_previous_outputs_stay_until_the_suite_has_run(checkout):
+    """They used to go before the build: a run that measured nothing left none."""
+    r = run_regression(checkout, "--baseline", "runs/run0.json")
+    assert r.returncode in (0, 1), r.stderr
+    out = checkout / "build/regression"
+    before = {p.name: p.read_bytes() for p in (out / "summary.md", out / "verdict.json", out / "medians.json")}
+    (checkout / "cuda_bench.log").unlink()
+    r = run_regression(checkout, "--baseline", "runs/run0.json", FAKE_FAIL_AT="1", FAKE_RC="3")   # the GPU went
+    assert r.returncode == 3 and "nothing was measured" in r.stderr
+    assert {name: (out / name).read_bytes() for name in before} == before
+    assert (out / "plots").is_dir()

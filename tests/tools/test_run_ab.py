@@ -222,6 +222,8 @@ def test_cuda_bench_finding_no_gpu_is_exit_3(repo):
     (["HEAD", "--burst-time=0"], "==> --burst-time: expected seconds > 0, got '0'"),
     (["HEAD", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
     (["HEAD", "--", "--benchmark_out=x.json"], "==> run-ab writes the bursts itself: give --out DIR"),
+    (["HEAD", "--out="], "==> --out: expected a folder, got '' (this one: --out .)"),
+    (["HEAD", "--out", ""], "==> --out: expected a folder, got '' (this one: --out .)"),
     (["HEAD", "--device=0,1"], "==> --device=0,1: run-ab compares on one GPU; give --device=N"),
     (["HEAD", "--device=all"], "==> --device=all: run-ab compares on one GPU; give --device=N"),
     (["HEAD", "--list-variants"], "==> --list-variants: lists and measures nothing; run cuda_bench with it"),
@@ -233,6 +235,35 @@ def test_bad_revisions_and_usage_are_one_line_and_exit_2(repo, args, message):
     r, calls = run_ab_script(repo, *args, gpu=False)
     assert r.returncode == 2 and calls == []
     assert r.stderr.splitlines() == [message]
+
+
+@needs_build_packages
+def test_an_earlier_report_stays_until_every_burst_is_measured_then_is_replaced_whole(repo, tmp_path):
+    """It used to be removed before measuring: a run that measured nothing (no GPU) left none."""
+    repo, shas = repo
+    out = tmp_path / "ab"
+    r, _ = run_ab_script(repo, shas["v1"], "--rounds", "3", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    earlier = {p.name: p.read_bytes() for p in out.iterdir()}
+    assert {"ab.md", "ab.json", "r3_base.json", "r3_head.json"} <= set(earlier)
+    r, calls = run_ab_script(repo, shas["v1"], "--rounds", "1", "--out", str(out), FAKE_NO_GPU="1")
+    assert r.returncode == 3 and len(calls) == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == earlier
+    r, _ = run_ab_script(repo, shas["v1"], "--rounds", "1", "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in out.iterdir()) == ["ab.json", "ab.md", "r1_base.json", "r1_head.json"]
+    assert json.loads((out / "ab.json").read_text())["bursts"] == [str(out / "r1_base.json"),
+                                                                   str(out / "r1_head.json")]
+
+
+def test_an_empty_out_leaves_the_caller_s_folder_alone(repo, tmp_path):
+    """--out= used to mean the caller's folder, and removed an ab.md there."""
+    repo, _ = repo
+    (tmp_path / "ab.md").write_text("mine")
+    r = subprocess.run([str(repo / "tools/run-ab"), "HEAD", "--out="], cwd=tmp_path, capture_output=True, text=True,
+                       timeout=60, env={"HOME": os.environ.get("HOME", "/tmp"),
+                                        "PATH": f"{repo.parent / 'bin'}:/usr/bin:/bin"})
+    assert r.returncode == 2 and (tmp_path / "ab.md").read_text() == "mine"
 
 
 def test_a_device_this_machine_does_not_have_is_refused_before_building(repo):

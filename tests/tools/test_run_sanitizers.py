@@ -71,12 +71,14 @@ def repo(tmp_path_factory):
     return repo
 
 
-def run_sanitizers(repo, test_filter):
-    path = [str(repo.parent / "bin"), os.path.dirname(sys.executable), "/usr/bin", "/bin"]
+def run_sanitizers(repo, test_filter, *args, cwd=None, python_dirs=None):
+    if python_dirs is None:
+        python_dirs = [os.path.dirname(sys.executable)]
+    path = [str(repo.parent / "bin"), *python_dirs, "/usr/bin", "/bin"]
     env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": ":".join(path), "SANITIZER_SHARDS": "1",
            "SANITIZER_FILTER": test_filter}
-    return subprocess.run([str(repo / "tools/run-sanitizers"), "--tools", "memcheck,synccheck"], cwd=repo,
-                          capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run([str(repo / "tools/run-sanitizers"), *(args or ("--tools", "memcheck,synccheck"))],
+                          cwd=cwd or repo, capture_output=True, text=True, timeout=300, env=env)
 
 
 @needs_build_packages
@@ -101,6 +103,57 @@ def test_a_filter_that_selects_nothing_is_refused_in_one_line(repo):
     r = run_sanitizers(repo, "NoSuchSuite.*")
     assert r.returncode == 2
     assert "SANITIZER_FILTER='NoSuchSuite.*' selects no test" in r.stderr
+
+
+@needs_build_packages
+def test_a_log_dir_keeps_its_other_files_and_only_this_runs_logs_are_read(repo, tmp_path):
+    """--log-dir . used to be removed whole (rm -rf): a user's folder and everything in it.
+    Now only the script's own <tool>.<shard>.log/.status go, and only this run's logs are
+    read (a stale or unrelated .log in the folder is no finding)."""
+    mine = tmp_path / "mine"
+    (mine / "sub").mkdir(parents=True)
+    (mine / "notes.txt").write_text("keep")
+    (mine / "sub" / "data.log").write_text("keep")
+    (mine / "build.log").write_text("========= ERROR SUMMARY: 3 errors\n")
+    (mine / "memcheck.notes.log").write_text("keep")
+    (mine / "racecheck.3.log").write_text("========= ERROR SUMMARY: 5 errors\n")  # an earlier run's
+    (mine / "racecheck.3.status").write_text("1 1\n")
+    r = run_sanitizers(repo, "FloorOps.ChoiceByNAcrossTheTableRows", "--tools=memcheck", "--log-dir=.", cwd=mine)
+    assert r.returncode == 0, r.stderr
+    assert "1 tools x 1 tests" in r.stderr and "no unexplained findings" in r.stderr
+    assert (mine / "notes.txt").read_text() == "keep" and (mine / "sub" / "data.log").read_text() == "keep"
+    assert (mine / "build.log").exists() and (mine / "memcheck.notes.log").read_text() == "keep"
+    assert not (mine / "racecheck.3.log").exists() and not (mine / "racecheck.3.status").exists()
+    assert (mine / "memcheck.0.log").exists() and (mine / "memcheck.0.status").exists()
+
+
+@needs_build_packages
+def test_the_verdict_runs_with_the_python_the_setup_chose(repo):
+    """With a python3 on PATH that lacks the tools' packages (numpy), the project's .venv
+    is set up and used (ensure_python_packages), not found missing after every tool ran."""
+    venv = repo / ".venv"
+    if not venv.exists():
+        venv.symlink_to(ROOT / ".venv")
+    try:
+        r = run_sanitizers(repo, "FloorOps.ChoiceByNAcrossTheTableRows", "--tools", "memcheck",
+                           python_dirs=[str(repo.parent / "nopython")])
+    finally:
+        venv.unlink()
+    assert r.returncode == 0, r.stderr
+    assert "no unexplained findings" in r.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--tools", ""], "--tools needs a value"),
+    (["--tools="], "--tools needs a value"),
+    (["--log-dir="], "--log-dir needs a value"),
+    (["--tools=memcheck,leakcheck"], "unknown tool 'leakcheck'"),
+])
+def test_usage_errors_are_refused_up_front(tmp_path, args, message):
+    r = subprocess.run([str(ROOT / "tools/run-sanitizers"), *args], capture_output=True, text=True, timeout=60,
+                       env={"HOME": os.environ.get("HOME", "/tmp"), "PATH": "/usr/bin:/bin"}, cwd=tmp_path)
+    assert r.returncode == 2, r.stderr
+    assert len(r.stderr.splitlines()) == 1 and message in r.stderr, r.stderr
 
 
 HELP = """cuda_bench [options]

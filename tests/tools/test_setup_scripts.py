@@ -10,7 +10,7 @@ from functools import lru_cache
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURES
+from conftest import FIXTURES, build_packages_present
 
 ROOT = Path(__file__).resolve().parents[2]
 BASELINES = ROOT / "results" / "baseline"
@@ -176,8 +176,10 @@ def test_scripts_without_arguments_refuse_one_and_change_nothing(script):
 @pytest.mark.parametrize("args, message", [
     (["--out"], "==> --out needs a value"),
     (["--n"], "==> --n needs a value"),
-    (["--n", "12x"], "==> --n: expected a number of elements, got '12x'"),
-    (["--out=/tmp/x", "--n=abc"], "==> --n: expected a number of elements, got 'abc'"),
+    (["--n", "12x"], "==> --n: expected a positive number of elements, got '12x'"),
+    (["--out=/tmp/x", "--n=abc"], "==> --n: expected a positive number of elements, got 'abc'"),
+    (["--n=0"], "==> --n: expected a positive number of elements, got '0'"),
+    (["--out="], "==> --out needs a value"),
 ])
 def test_run_audit_bad_usage_is_one_line_and_exit_2(args, message):
     """Checked before anything is set up (no CUDA on PATH here); '--out' last used to
@@ -197,6 +199,64 @@ def test_run_audit_without_a_gpu_is_exit_3_before_anything_else(tmp_path):
                                      "nothing was built or measured"]
 
 
+# ---------------------------------------------------------------- run-tests: what it takes
+
+@pytest.mark.parametrize("args, message", [
+    (["--bogus"], "==> unknown option '--bogus' (tools/run-tests takes -v, and CTest's -L, -LE, -R, -E, -j, "
+                  "--timeout with a value)"),
+    (["gpu"], "==> unknown option 'gpu' (tools/run-tests takes -v, and CTest's -L, -LE, -R, -E, -j, --timeout "
+              "with a value)"),
+    (["-v", "-L"], "==> -L needs a value"),
+])
+def test_run_tests_refuses_what_it_does_not_document_before_anything(args, message):
+    """Unknown options used to go to CTest, which ignored them: exit 0."""
+    out = run("tools/run-tests", *args)   # no nvcc on this PATH: nothing set up before the refusal
+    assert out.returncode == 2, out.stderr
+    assert out.stderr.splitlines() == [message]
+
+
+CTEST = """#!/bin/sh
+# ctest -N (the listing) finds no test; a real run is logged.
+for a in "$@"; do [ "$a" = -N ] && { echo "$@" >> "$CTEST_LOG"; printf 'Test project x\\n\\nTotal Tests: 0\\n'; exit 0; }; done
+echo run "$@" >> "$CTEST_LOG"
+"""
+
+
+def script_project(tmp_path, script):
+    """A project copy holding one script and what its setup reads (skips where python3 is
+    not at the lock, which the script would set up from the network)."""
+    if not python_at_the_lock():
+        pytest.skip("python3 is not at tools/requirements.lock (tools/run-tests sets it up)")
+    root = tmp_path / "project"
+    (root / "tools").mkdir(parents=True)
+    for name in (script, "common.sh", "requirements.py", "requirements.lock", "pyproject.toml"):
+        shutil.copy(ROOT / "tools" / name, root / "tools" / name)
+    return root
+
+
+@pytest.mark.skipif(not build_packages_present(), reason="the C++ build's Debian packages are not installed")
+def test_run_tests_with_a_selection_that_matches_nothing_fails_before_running(tmp_path):
+    """-L gpuu (a typo) used to pass: CTest ran 0 tests, then pytest."""
+    root = script_project(tmp_path, "run-tests")
+    (root / "build").mkdir()
+    for name in ("CMakeCache.txt", "build.ninja", "cudabench-cmake-args"):
+        (root / "build" / name).write_text("")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for name, text in (("nvcc", "#!/bin/sh\n"), ("cmake", "#!/bin/sh\n"), ("ctest", CTEST)):
+        (bin_dir / name).write_text(text)
+        (bin_dir / name).chmod(0o755)
+    log = tmp_path / "ctest.log"
+    env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": f"{bin_dir}:{PYTHON_DIR}:/usr/bin:/bin",
+           "CTEST_LOG": str(log), "BUILD_DIR": "build"}
+    r = subprocess.run(["tools/run-tests", "-L", "gpuu", "-j", "2"], cwd=root, capture_output=True, text=True,
+                       env=env, timeout=120)
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.splitlines()[-1] == ("==> no CTest test matches -L gpuu -j 2; nothing was run "
+                                         "(ctest --test-dir build -N lists them)")
+    assert log.read_text().splitlines() == [f"--test-dir {root}/build -N -L gpuu -j 2"]
+
+
 # ---------------------------------------------------------------- regenerate-plots: what it removes
 
 PYTHON_DIR = Path(sys.executable).parent   # this interpreter's python3 first on PATH: regenerate-plots uses it
@@ -213,12 +273,7 @@ def python_at_the_lock() -> bool:
 def regenerate_plots_project(tmp_path, benchmarks=None):
     """A project copy for tools/regenerate-plots: the script, common.sh and the tools (linked),
     one H200 reference run of one family and type (a few charts: seconds)."""
-    if not python_at_the_lock():
-        pytest.skip("python3 is not at tools/requirements.lock (tools/run-tests sets it up)")
-    root = tmp_path / "project"
-    (root / "tools").mkdir(parents=True)
-    for name in ("regenerate-plots", "common.sh", "requirements.py", "requirements.lock", "pyproject.toml"):
-        shutil.copy(ROOT / "tools" / name, root / "tools" / name)
+    root = script_project(tmp_path, "regenerate-plots")
     (root / "tools/benchtools").symlink_to(ROOT / "tools/benchtools")
     run = json.loads((FIXTURES / "h200_small.json").read_text())
     run["benchmarks"] = [b for b in run["benchmarks"] if b["name"].startswith("reduce_sum/i32/")]
@@ -241,6 +296,13 @@ def write_files(root, files):
         (root / path).write_bytes(data)
 
 
+def commit_all(root):
+    """The project copy as a git checkout of one commit (what regenerate-plots asks git)."""
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
+    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
+        subprocess.run(git + command, cwd=root, check=True, capture_output=True)
+
+
 def test_regenerate_plots_in_a_checkout_removes_only_the_charts_git_tracks(tmp_path):
     """It used to delete every chart under plots/ (two levels deep): a user's own, drawn with
     bench-plot --out plots/..., went silently. Now the tracked charts are its own (stale ones
@@ -249,9 +311,7 @@ def test_regenerate_plots_in_a_checkout_removes_only_the_charts_git_tracks(tmp_p
     stale = {"plots/nvidia-h200/speedup_dropped.png": b"a chart the tools no longer draw",
              "plots/nvidia-a100/time_reduce_sum_i32.png": b"a GPU model whose run was removed"}
     write_files(root, stale)
-    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]
-    for command in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "project"]):
-        subprocess.run(git + command, cwd=root, check=True, capture_output=True)
+    commit_all(root)
     mine = {"plots/mine/dot.png": b"mine", "plots/mine/dot.svg": b"mine", "plots/dot.pdf": b"mine",
             "plots/nvidia-h200/by-hand.svg": b"mine"}
     write_files(root, mine)
@@ -266,6 +326,35 @@ def test_regenerate_plots_in_a_checkout_removes_only_the_charts_git_tracks(tmp_p
         "==> plots/: 1 file regenerate-plots did not draw, left as it is",
         "==> plots/mine/: 2 files regenerate-plots did not draw, left as they are",
         "==> plots/nvidia-h200/: 1 file regenerate-plots did not draw, left as it is"]
+
+
+@pytest.mark.parametrize("how, code, word", [("fail", 1, "failed"), ("term", 143, "interrupted")])
+def test_regenerate_plots_interrupted_or_failing_in_a_checkout_puts_the_tracked_charts_back(tmp_path, how, code,
+                                                                                               word):
+    """It removes the tracked charts before drawing: Ctrl-C (or a failing bench-plot) used to
+    leave them removed."""
+    root = regenerate_plots_project(tmp_path)
+    tracked = {"plots/nvidia-h200/bandwidth_reduce_sum_i32.png": b"committed chart",
+               "plots/nvidia-a100/time_reduce_sum_i32.png": b"a GPU model whose run was removed"}
+    write_files(root, tracked)
+    commit_all(root)
+    # python3 as it is, except that the first bench-plot fails or has the script terminated.
+    wrapper = tmp_path / "wrapper"
+    wrapper.mkdir()
+    (wrapper / "python3").write_text(
+        "#!/bin/sh\ncase \" $* \" in *\" benchtools.plot \"*)\n"
+        f"  [ {how} = term ] && kill -TERM $PPID && exit 0\n  exit 1 ;;\nesac\n"
+        f"exec {PYTHON_DIR / 'python3'} \"$@\"\n")
+    (wrapper / "python3").chmod(0o755)
+    env = {"HOME": os.environ.get("HOME", "/tmp"), "PATH": f"{wrapper}:{PYTHON_DIR}:/usr/bin:/bin",
+           "GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    r = subprocess.run(["tools/regenerate-plots"], cwd=root, capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == code, r.stderr
+    assert r.stderr.splitlines()[-1] == (f"==> {word}: restored the 2 tracked chart(s) it had removed and not "
+                                         "redrawn (git checkout)")
+    assert all((root / p).read_bytes() == data for p, data in tracked.items())
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True).stdout
+    assert status == ""
 
 
 def test_regenerate_plots_outside_git_removes_the_charts_of_the_folders_it_draws_and_counts_them(tmp_path):
