@@ -90,12 +90,10 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
   // Sampling has its own options; Google Benchmark's minimum time would be
   // silently ignored (every benchmark runs one iteration).
   if (std::getenv("BENCHMARK_MIN_TIME") != nullptr)
-    throw UsageError("BENCHMARK_MIN_TIME is set: not used: each benchmark is sampled until its median is within "
-                     "--precision=PCT (default 0.5), or for at most --max-time=SECONDS (default 0.03); unset it");
+    throw UsageError("BENCHMARK_MIN_TIME is set: " + replaced_flag_reason("--benchmark_min_time") + "; unset it");
   if (std::getenv("BENCHMARK_MIN_WARMUP_TIME") != nullptr)
-    throw UsageError("BENCHMARK_MIN_WARMUP_TIME is set: not used: the harness warms up each benchmark itself (its "
-                     "set-up and verification call), then samples until --precision=PCT or --max-time=SECONDS; "
-                     "unset it");
+    throw UsageError("BENCHMARK_MIN_WARMUP_TIME is set: " + replaced_flag_reason("--benchmark_min_warmup_time") +
+                     "; unset it");
   // Google Benchmark keeps argv[0] as a pointer: the strings must outlive it.
   static std::vector<std::string> kept;
   kept = args;
@@ -132,8 +130,8 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
     throw UsageError(as_given(args, "--benchmark_out_format", "BENCHMARK_OUT_FORMAT", f) +
                      ": not used: the results file is always JSON (the tools read it; the console shows the table)");
   if (const std::string& unit = benchmark::FLAGS_benchmark_time_unit; !unit.empty())
-    throw UsageError(as_given(args, "--benchmark_time_unit", "BENCHMARK_TIME_UNIT", unit) +
-                     ": not used: every time is in microseconds (each run's time_unit says so)");
+    throw UsageError(as_given(args, "--benchmark_time_unit", "BENCHMARK_TIME_UNIT", unit) + ": " +
+                     replaced_flag_reason("--benchmark_time_unit"));
   for (const auto& [key, value] : benchmark::FLAGS_benchmark_context)
     if (reserved_context_key(key)) {
       std::string given = "BENCHMARK_CONTEXT (environment)";

@@ -221,13 +221,15 @@ int run(int argc, char** argv) {
   } else if (!gb.list_tests && !opt.list_variants) {
     check_results_dir(opt.results_dir);
   }
+  // A filter that does not compile matches everything in FilterMatcher: named
+  // here, before a listing or a size check reads it.
+  if (const drv::FilterMatcher filter(gb.filter); !filter.valid()) {
+    std::string why;
+    drv::count_selected_benchmarks(&why);
+    throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "not a valid regex" : why));
+  }
   if (opt.list_variants) {
     // Every variant, whatever --benchmark_filter selects (it names benchmarks); checked above all the same.
-    if (const drv::FilterMatcher filter(gb.filter); !filter.valid()) {
-      std::string why;
-      drv::count_selected_benchmarks(&why);
-      throw UsageError("--benchmark_filter=" + gb.filter + ": " + why);
-    }
     print_variants(decls, opt.list_variants_json);
     return 0;
   }
@@ -242,10 +244,6 @@ int run(int argc, char** argv) {
   std::string why;
   std::size_t total = drv::count_selected_benchmarks(&why);
   const drv::FilterMatcher filter(gb.filter);
-  // A filter that does not compile matches everything in FilterMatcher: say so
-  // before any size check reads it.
-  if (total == 0 && !filter.valid())
-    throw UsageError("--benchmark_filter=" + gb.filter + ": " + (why.empty() ? "not a valid regex" : why));
   if (opt.sizes_given) {
     const drv::SizeReport sizes = drv::check_sizes(decls, opt.reg, opt.sizes_listed, filter);
     if (!sizes.error.empty()) throw UsageError(sizes.error);

@@ -67,20 +67,24 @@ constexpr const char* kValueOptions[] = {"--suite",       "--sizes",       "--ca
 
 // Google Benchmark flags the harness replaces: refused whatever their value.
 void refuse_replaced_gb_flag(const std::string& a) {
-  auto is = [&a](const std::string& flag) { return a == flag || starts_with(a, flag + "="); };
-  if (is("--benchmark_min_time"))
-    throw UsageError(a + ": not used: each benchmark is sampled until its median is within --precision=PCT "
-                         "(default 0.5), or for at most --max-time=SECONDS (default 0.03)");
-  // Google Benchmark's warm-up would call the body again before its timed
-  // run, and the runner counts calls per benchmark to tell repetitions apart.
-  if (is("--benchmark_min_warmup_time"))
-    throw UsageError(a + ": not used: the harness warms up each benchmark itself (its set-up and verification "
-                         "call), then samples until --precision=PCT or --max-time=SECONDS");
-  if (is("--benchmark_time_unit"))
-    throw UsageError(a + ": not used: every time is in microseconds (each run's time_unit says so)");
+  for (const char* flag : {"--benchmark_min_time", "--benchmark_min_warmup_time", "--benchmark_time_unit"})
+    if (a == flag || starts_with(a, std::string(flag) + "=")) throw UsageError(a + ": " + replaced_flag_reason(flag));
 }
 
 }  // namespace
+
+std::string replaced_flag_reason(const std::string& flag) {
+  if (flag == "--benchmark_min_time")
+    return "not used: each benchmark is sampled until its median is within --precision=PCT (default 0.5), or for "
+           "at most --max-time=SECONDS (default 0.03)";
+  // Google Benchmark's warm-up would call the body again before its timed
+  // run, and the runner counts calls per benchmark to tell repetitions apart.
+  if (flag == "--benchmark_min_warmup_time")
+    return "not used: the harness warms up each benchmark itself (its set-up and verification call), then samples "
+           "until --precision=PCT or --max-time=SECONDS";
+  if (flag == "--benchmark_time_unit") return "not used: every time is in microseconds (each run's time_unit says so)";
+  return "";
+}
 
 std::vector<std::size_t> parse_sizes(const std::string& spec, bool* listed) {
   const std::string what = "--sizes=" + spec;

@@ -54,6 +54,11 @@ struct Options {
 // (--benchmark_min_time among them: sampling is set by --max-time and --precision).
 Options parse_options(const std::vector<std::string>& args);
 
+// Why a Google Benchmark flag the harness replaces is refused ("--benchmark_min_time",
+// "--benchmark_min_warmup_time", "--benchmark_time_unit"), given as a flag or as its
+// environment variable: "not used: ..."; "" for any other flag.
+std::string replaced_flag_reason(const std::string& flag);
+
 // "LO:HI" (2^LO ... 2^HI) or "N1,N2,..." (distinct, positive); *listed tells which.
 std::vector<std::size_t> parse_sizes(const std::string& spec, bool* listed = nullptr);
 
