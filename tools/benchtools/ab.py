@@ -28,7 +28,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, entry, check_outputs, check_writable, load, one_of, warn, write_text, writing
+from benchtools.cli import (Parser, check_outputs, check_variant, check_writable, entry, load, one_of, warn, write_text,
+                            writing)
 from benchtools.results import Record, Results, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import Chart, Gpu, by_chart, config_text, kernels, n_label
 
@@ -294,11 +295,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError("the input holds runs of " + " and ".join(g.label for g in gpus)
                                + ": bench-ab compares variants on one GPU")
         gpu = gpus[0]
-        present = list(dict.fromkeys(r.variant for r in kernels(gpu.records)))
-        if args.versus not in present:
-            raise ResultsError(f"--versus {args.versus}: no such variant in the input"
-                               + (f" matching --filter '{args.filter}'" if args.filter else "")
-                               + f" (present: {', '.join(present) or 'none'})")
+        check_variant("--versus", args.versus, list(dict.fromkeys(r.variant for r in kernels(gpu.records))),
+                      args.filter)
         check_intervals(runs, kernels(gpu.records))
         found = compare(gpu.records, args.versus)
         if not found:

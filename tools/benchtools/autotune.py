@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
 from benchtools.cli import entry, Parser, check_writable, warn, write_text, writing
-from benchtools.results import Record, Results, ResultsError, load_results, pow2_label, representative
+from benchtools.results import (Record, Results, ResultsError, load_results, pow2_label, representative,
+                               truncation_warning)
 
 Series = Tuple[str, str, str]
 Config = Tuple[Optional[int], Optional[int]]
@@ -204,8 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"bench-autotune: {e}", file=sys.stderr)
         return 2
     # the warning cli.load gives, once the rest of the input is known good
-    warn([f"bench-autotune: warning: {run.path} is truncated (interrupted run?); "
-          f"using its {len(run.records)} complete entries" for run in loaded if run.truncated])
+    warn([truncation_warning("bench-autotune", run) for run in loaded if run.truncated])
     gpu = runs[0].gpu
     sources = list(args.sweep) + ([f"{args.curated} (curated configurations)"] if args.curated else [])
     markdown = to_markdown(rows, gpu, sources)

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import List, Sequence, Tuple
 
-from benchtools.results import Results, ResultsError, load_results
+from benchtools.results import Results, ResultsError, load_results, truncation_warning
 from benchtools.shape import Gpu, group_by_gpu, roles_warning
 
 
@@ -120,6 +120,15 @@ def check_distinct_runs(runs: Sequence[Results], what: str) -> None:
         raise ResultsError(f"{repeated}; {what} must be distinct runs")
 
 
+def check_variant(option: str, variant: str, present: Sequence[str], pattern: str | None) -> None:
+    """ResultsError when `variant` (given with `option`) is not among the variants present
+    in the input, naming those that are."""
+    if variant not in present:
+        raise ResultsError(f"{option} {variant}: no such variant in the input"
+                           + (f" matching --filter '{pattern}'" if pattern else "")
+                           + f" (present: {', '.join(present) or 'none'})")
+
+
 def entry(main):
     """A tool's main(), quiet when its reader goes away (bench-table ... | head): the
     output was wanted only that far, so no traceback, exit 141 as a shell reports a
@@ -187,8 +196,7 @@ def load(paths: Sequence[str], tool: str, pattern: str | None) -> Tuple[List[Res
     if not any(g.records for g in gpus):
         raise ResultsError("no successful cuda_bench benchmarks in the input"
                            + (f" match --filter '{pattern}'" if pattern else ""))
-    warnings = [f"{tool}: warning: {run.path} is truncated (interrupted run?); "
-                f"using its {len(run.records)} complete entries" for run in runs if run.truncated]
+    warnings = [truncation_warning(tool, run) for run in runs if run.truncated]
     warnings += [w for w in [roles_warning(tool, runs)] if w]
     return runs, [g for g in gpus if g.records], warnings
 

@@ -17,7 +17,7 @@ import sys
 from typing import Dict, List, Sequence
 
 from benchtools.cli import entry, Parser
-from benchtools.results import Results, ResultsError, load_results
+from benchtools.results import Results, ResultsError, load_results, truncation_warning
 from benchtools.shape import newest_per_gpu, slug
 
 
@@ -55,8 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"bench-newest: skipping {run.path}: {_unusable(run)}", file=sys.stderr)
     for gpu, run in newest.items():
         if run.truncated:
-            print(f"bench-newest: warning: {run.path} is truncated (interrupted run?); "
-                  f"using its {len(run.records)} complete entries", file=sys.stderr)
+            print(truncation_warning("bench-newest", run), file=sys.stderr)
         print(f"{gpu} {run.path}")
     return 0
 

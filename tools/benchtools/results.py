@@ -420,14 +420,19 @@ def load_results(path: str | Path) -> Results:
     return results
 
 
+def truncation_warning(prog: str, run: Results) -> str:
+    """The line every tool that uses a truncated file prints for it."""
+    return (f"{prog}: warning: {run.path} is truncated (interrupted run?); "
+            f"using its {len(run.records)} complete entries")
+
+
 def load_runs(paths: Sequence[str | Path], prog: str) -> List[Results]:
     """load_results for each path; a truncated file is used with a warning on stderr
     (prefixed by the tool's name), the same in every tool that accepts one."""
     runs = [load_results(p) for p in paths]
     for run in runs:
         if run.truncated:
-            print(f"{prog}: warning: {run.path} is truncated (interrupted run?); "
-                  f"using its {len(run.records)} complete entries", file=sys.stderr)
+            print(truncation_warning(prog, run), file=sys.stderr)
     return runs
 
 

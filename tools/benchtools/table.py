@@ -23,7 +23,7 @@ import io
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.cli import Parser, entry, load, one_of, warn
+from benchtools.cli import Parser, check_variant, entry, load, one_of, warn
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n, interleaved_together
 from benchtools.shape import (NOT_REACHED_MARK, NOT_REACHED_NOTE, Chart, Gpu, best_at, by_chart, choose_baseline,
@@ -333,11 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         libraries = [v.strip() for v in args.libraries.split(",") if v.strip()] if args.libraries else None
         _, gpus, warnings = load(args.results, "bench-table", args.filter)
         if args.baseline and not (args.compare_gpus or sizes or args.versus):
-            present = list(dict.fromkeys(r.variant for g in gpus for r in g.records))
-            if args.baseline not in present:
-                raise ResultsError(f"--baseline {args.baseline}: no such variant in the input"
-                                   + (f" matching --filter '{args.filter}'" if args.filter else "")
-                                   + f" (present: {', '.join(present)})")
+            check_variant("--baseline", args.baseline, list(dict.fromkeys(r.variant for g in gpus for r in g.records)),
+                          args.filter)
         if args.compare_gpus and len(gpus) < 2:
             raise ResultsError("--compare-gpus: the input holds runs of one GPU only "
                                f"({gpus[0].label}); give files of two GPUs")
