@@ -535,7 +535,9 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // the tiles in shared memory (TMA in, two passes, 40 registers: three blocks an
 // SM), 4.8-8.4% slower at 2^25-2^30 on an H100 and 3.3-7.1% on an H200; the next
 // ticket asked for under the stores, 1% faster for float32 and slower for int32
-// on an H200 (the compiled code, not the ticket).
+// on an H200 (the compiled code, not the ticket); each tile's A computed ahead
+// (a TMA copy into shared memory summed beside an earlier look-back), 7% slower at
+// best on an H200 at 2^30.
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
