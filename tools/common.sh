@@ -229,4 +229,25 @@ gpu_slug() {
   printf '%s\n' "${s:-unknown-gpu}"
 }
 
+# A run's new outputs are written into a temporary folder inside its output folder
+# first, and replace the previous outputs only once the run has succeeded:
+#   stage_outputs OUT               makes OUT (if missing) and staging=OUT/.<script>.XXXXXX,
+#                                   removed when the script exits, however it ends
+#                                   (done, failed, interrupted)
+#   replace_outputs OUT REMOVE...   the run succeeded: runs REMOVE (the command that removes
+#                                   the previous outputs, only the script's own files), then
+#                                   moves every file of staging into OUT
+staging=""
+stage_outputs() {
+  mkdir -p "$1"
+  staging=$(mktemp -d "$1/.${0##*/}.XXXXXX")
+  trap 'rm -rf "$staging"' EXIT
+}
+replace_outputs() {
+  local out=$1
+  shift
+  "$@"
+  mv "$staging"/* "$out"/
+}
+
 export PYTHONPATH="$ROOT/tools${PYTHONPATH:+:$PYTHONPATH}"

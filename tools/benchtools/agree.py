@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import noise, stats
-from benchtools.cli import Parser, entry, check_distinct_runs, check_outputs, check_writable, one_of, write_text
+from benchtools.cli import Parser, entry, check_distinct_runs, check_outputs, one_of, write_text
 from benchtools.noise import n_label
 from benchtools.results import Record, Results, ResultsError, load_runs, representative
 
@@ -319,7 +319,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             one_of("--roles", r, ("kernel", "library", "cpu", "unknown"))
         if not roles:
             raise ResultsError("--roles: name at least one role (kernel, library, cpu)")
-        check_writable("--out", args.out)
         check_outputs([args.run1, args.run2], [("--out", args.out)])
         if Path(args.run1).resolve() == Path(args.run2).resolve():
             raise ResultsError(f"{args.run1} is given twice: compare two runs")

@@ -18,7 +18,6 @@ Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import sys
@@ -27,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools.cli import entry, Parser
-from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, parse_name, read_text
+from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, gzip_bytes, parse_name, read_text
 
 FIELDS = ("declaration", "role", "host_work", "reference")
 
@@ -153,9 +152,9 @@ def _write_in_place(path: str, text: str) -> None:
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
         try:
-            with os.fdopen(fd, "wb") as f:   # a .json.gz stays gzip (mtime 0: the same text, the same bytes)
+            with os.fdopen(fd, "wb") as f:   # a .json.gz stays gzip (the same text, the same bytes)
                 data = text.encode("utf-8")
-                f.write(gzip.compress(data, 9, mtime=0) if target.read_bytes()[:2] == GZIP_MAGIC else data)
+                f.write(gzip_bytes(data) if target.read_bytes()[:2] == GZIP_MAGIC else data)
             os.chmod(tmp, target.stat().st_mode & 0o777)
             os.replace(tmp, target)
         except BaseException:

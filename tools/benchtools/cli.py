@@ -11,9 +11,9 @@ import os
 import re
 import sys
 from pathlib import Path
-from typing import List, Sequence, Tuple
+from typing import Iterable, List, Sequence, Tuple
 
-from benchtools.results import Results, ResultsError, load_results, truncation_warning
+from benchtools.results import Results, ResultsError, gzip_bytes, load_results, truncation_warning
 from benchtools.shape import Gpu, group_by_gpu, roles_warning
 
 
@@ -56,11 +56,15 @@ def writing(option: str, path) -> None:
         raise ResultsError(f"{option} {path}: cannot write: {e.strerror or e}") from None
 
 
-def write_text(option: str, path: str, text: str) -> None:
-    """Writes the file (creating its folder); an OS error (disk full) is a ResultsError."""
+def write_text(option: str, path: str, text: str, gz: bool = False) -> None:
+    """Writes the file (creating its folder), gzip-compressed when gz (results.gzip_bytes:
+    the same text, the same bytes); an OS error (disk full) is a ResultsError."""
     with writing(option, path):
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(text, encoding="utf-8")
+        if gz:
+            Path(path).write_bytes(gzip_bytes(text.encode("utf-8")))
+        else:
+            Path(path).write_text(text, encoding="utf-8")
 
 
 def same_file(a: str, b: str) -> bool:
@@ -74,10 +78,15 @@ def same_file(a: str, b: str) -> bool:
         return False
 
 
-def check_outputs(inputs: Sequence[str], outputs: Sequence[Tuple[str, str | None]]) -> None:
-    """ResultsError naming the option when an output (option, path) would overwrite an
-    input, or two outputs would write one file (the second would replace the first):
-    a finished result is never lost to a typo."""
+def check_outputs(inputs: Iterable[str], outputs: Sequence[Tuple[str, str | None]]) -> None:
+    """ResultsError naming the option when an output (option, path) cannot be written
+    (check_writable, each in turn), would overwrite an input, or two outputs would write
+    one file (the second would replace the first): a finished result is never lost to a
+    typo. `inputs` is read only once every output is known writable (a generator that
+    parses them may raise its own error then, after the outputs' ones)."""
+    for option, path in outputs:
+        check_writable(option, path)
+    inputs = list(inputs)
     given = [(option, path) for option, path in outputs if path]
     for option, path in given:
         for source in inputs:

@@ -31,8 +31,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from scipy.stats import mannwhitneyu, norm
 
 from benchtools import noise
-from benchtools.cli import (Parser, check_distinct_runs, check_outputs, check_writable, checked, entry, repeated_run,
-                            write_text)
+from benchtools.cli import Parser, check_distinct_runs, check_outputs, checked, entry, repeated_run, write_text
 from benchtools.noise import Allowance, BenchClass, NoiseModel, Repetitions, repetitions
 from benchtools.results import ROLES, Results, ResultsError, canonical_name, load_results, parse_name
 from benchtools.shape import parse_date
@@ -555,8 +554,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         # Output paths first: a typo must not cost a comparison, nor leave half the outputs.
         outputs = [(option, getattr(args, option[2:])) for option in ("--out", "--markdown", "--verdict", "--medians")]
-        for option, path in outputs:
-            check_writable(option, path)
         check_outputs(args.runs + ([args.noise] if args.noise else []), outputs)
         if args.out and not args.calibrate:
             raise ResultsError("--out is the noise file of --calibrate (the table goes to --markdown)")

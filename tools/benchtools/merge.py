@@ -20,14 +20,12 @@ first file's, with "cccl_version" listing every version ("3.0.1 + 3.5.0") and
 """
 from __future__ import annotations
 
-import gzip
 import json
 import re
 import sys
-from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.cli import entry, Parser, check_outputs, check_writable, write_text, writing
+from benchtools.cli import entry, Parser, check_outputs, write_text
 from benchtools.noise import timing_difference
 from benchtools.results import ResultsError, load_results, parse_name, read_text
 
@@ -151,17 +149,6 @@ def merge(docs: Sequence[Tuple[str, dict]]) -> dict:
     return {"context": context, "benchmarks": benchmarks}
 
 
-def _write(path: str, text: str) -> None:
-    """The merged file; gzip when its name ends in .gz, as the committed results are
-    (mtime 0: the same input gives the same bytes)."""
-    if not path.endswith(".gz"):
-        write_text("--out", path, text)
-        return
-    with writing("--out", path):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
-
-
 @entry
 def main(argv: Sequence[str] | None = None) -> int:
     parser = Parser(prog="bench-merge", description=__doc__.split("\n\n")[0])
@@ -170,10 +157,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                     "not one of the inputs")
     try:
         args = parser.parse_args(argv)
-        check_writable("--out", args.out)
         check_outputs(args.results, [("--out", args.out)])
         merged = merge([(str(p), _read(str(p))) for p in args.results])
-        _write(args.out, json.dumps(merged, indent=2) + "\n")
+        # gzip when the name ends in .gz, as the committed results are (the same input, the same bytes)
+        write_text("--out", args.out, json.dumps(merged, indent=2) + "\n", gz=args.out.endswith(".gz"))
     except ResultsError as e:
         print(f"bench-merge: {e}", file=sys.stderr)
         return 2

@@ -18,7 +18,6 @@ Exit 0; 2 on unusable input (one line on stderr).
 """
 from __future__ import annotations
 
-import gzip
 import json
 import sys
 import traceback
@@ -31,7 +30,7 @@ from typing import Dict, List, Optional, Sequence
 from benchtools import noise
 from benchtools.cli import Parser, entry, check_distinct_runs, check_writable, write_text
 from benchtools.compare import load_complete
-from benchtools.results import GZIP_MAGIC, Results, ResultsError, load_results
+from benchtools.results import GZIP_MAGIC, Results, ResultsError, gzip_bytes, load_results
 from benchtools.shape import run_date, slug
 
 
@@ -189,7 +188,7 @@ def _copy(source: str, destination: str) -> None:
         Path(destination).parent.mkdir(parents=True, exist_ok=True)
         data = Path(source).read_bytes()
         if destination.endswith(".gz") and data[:2] != GZIP_MAGIC:
-            data = gzip.compress(data, mtime=0)   # mtime 0: the same run gives the same bytes
+            data = gzip_bytes(data)   # the same run gives the same bytes
         Path(destination).write_bytes(data)
     except OSError as e:
         raise ResultsError(f"{destination}: cannot write: {e.strerror or e}") from None
@@ -205,13 +204,7 @@ def execute(r: Refresh) -> List[str]:
         _copy(source, destination)
     if r.model is not None:
         text = json.dumps(r.model.to_json(), indent=1) + "\n"
-        if r.noise_path.endswith(".gz"):
-            try:
-                Path(r.noise_path).write_bytes(gzip.compress(text.encode(), mtime=0))
-            except OSError as e:
-                raise ResultsError(f"--noise {r.noise_path}: cannot write: {e.strerror or e}") from None
-        else:
-            write_text("--noise", r.noise_path, text)
+        write_text("--noise", r.noise_path, text, gz=r.noise_path.endswith(".gz"))
     _copy(*r.copies[0])
     lines = [f"new baseline: {r.baseline} ({r.session[0].gpu}, commit {r.session[0].context.get('git_commit')})"]
     if r.model is None:

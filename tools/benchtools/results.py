@@ -31,6 +31,7 @@ Contract (written by bench/main.cpp and src/harness/):
 """
 from __future__ import annotations
 
+import gzip
 import json
 import math
 import re
@@ -312,6 +313,12 @@ def _check_context(path: str, context: dict) -> None:
 
 
 GZIP_MAGIC = b"\x1f\x8b"
+
+
+def gzip_bytes(data: bytes) -> bytes:
+    """data as every tool writes a .gz (read back by read_bytes): level 9 and mtime 0,
+    so the same data always gives the same bytes (a rerun leaves a committed file as it was)."""
+    return gzip.compress(data, 9, mtime=0)
 
 
 def read_bytes(path: str | Path) -> bytes:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import stats
-from benchtools.cli import Parser, entry, check_outputs, repeated_run, check_writable, checked, write_text
+from benchtools.cli import Parser, entry, check_outputs, repeated_run, checked, write_text
 from benchtools.noise import timing_difference
 from benchtools.results import Results, ResultsError, canonical_name, load_results, parse_name
 
@@ -263,10 +263,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         outputs = [(option, getattr(args, option[2:])) for option in ("--markdown", "--json")]
-        for option, path in outputs:
-            check_writable(option, path)
+        # The bursts are parsed once the outputs are known writable: a bad path is named first.
+        check_outputs((path for _, path in map(_burst, args.bursts)), outputs)
         given = list(map(_burst, args.bursts))
-        check_outputs([path for _, path in given], outputs)
         bursts = []
         for side, path in given:
             run = load_results(path)
