@@ -433,3 +433,13 @@ def test_the_previous_outputs_stay_until_the_suite_has_run(checkout):
     assert r.returncode == 3 and "nothing was measured" in r.stderr
     assert {name: (out / name).read_bytes() for name in before} == before
     assert (out / "plots").is_dir()
+
+
+def test_a_gzipped_noise_file_is_written_into_a_folder_made_for_it_as_a_plain_one_is(repo, capsys):
+    packed = "results/new_folder/noise.json.gz"
+    rc = refresh.main([*session(repo), "--baseline", BASELINE, "--noise", packed, "--history-dir", HISTORY])
+    err = capsys.readouterr().err
+    assert rc == 0, err
+    doc = json.loads(gzip.decompress(Path(packed).read_bytes()))
+    assert len(doc["runs"]) == 3
+    assert gzip.decompress(Path(packed).read_bytes()) == (json.dumps(doc, indent=1) + "\n").encode()
