@@ -320,6 +320,7 @@ int run(int argc, char** argv) {
   bench::install_stop_handlers();  // SIGINT/SIGTERM: stop after the current benchmark, JSON closed
   bench::set_timing_mode(opt.timing);
   bench::set_launch_mode(opt.launch);
+  if (opt.profile_one) bench::set_profile_one(true);  // before the timer: its flush's size (l2_flush_factor)
   try {  // the timer's experiment variables: a bad value is bad input, before anything runs
     bench::samples_per_gate();
     bench::l2_flush_factor();
@@ -354,7 +355,6 @@ int run(int argc, char** argv) {
   if (opt.interleave) benchmark::AddCustomContext("interleave", "true");
   if (opt.keep_samples) benchmark::AddCustomContext("keep_samples", "true");
   for (const auto& [key, value] : runner->context_entries()) benchmark::AddCustomContext(key, value);
-  if (opt.profile_one) bench::set_profile_one(true);
   if (bench::profile_one_enabled()) {  // its times are single profiled calls, not measurements
     benchmark::AddCustomContext("profile_one", "true");
     benchmark::AddCustomContext("profile_start_range", bench::kProfilerStartRange);

@@ -1,5 +1,7 @@
 #include "harness/timer.hpp"
 
+#include "harness/profile.hpp"
+
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -183,7 +185,7 @@ std::size_t samples_per_gate() {
 
 double l2_flush_factor() {
   const char* text = std::getenv("CUDABENCH_L2_FLUSH_FACTOR");
-  if (text == nullptr || *text == '\0') return 1.5;
+  if (text == nullptr || *text == '\0') return profile_one_enabled() ? kProfileFlushFactor : 1.5;
   char* end = nullptr;
   const double f = std::strtod(text, &end);
   if (end == text || *end != '\0' || !std::isfinite(f) || f < 0.25 || f > 8)

@@ -98,10 +98,16 @@ void launch_spin(cudaStream_t stream, unsigned long long ns);
 using Launch = std::function<void(cudaStream_t)>;
 
 // How many L2 sizes the cold flush reads: 1.5 by default (measured: as cold as
-// 2 and 3, while 0.5 leaves inputs warm; docs/precision.md); CUDABENCH_L2_FLUSH_FACTOR
-// (a number from 0.25 to 8) sets it for an experiment (docs/precision.md, "The
+// 2 and 3, while 0.5 leaves inputs warm; docs/precision.md); in profile-one mode
+// kProfileFlushFactor, since there the flush must also write back every dirty
+// line inside the call's window (docs/audit.md); CUDABENCH_L2_FLUSH_FACTOR (a
+// number from 0.25 to 8) sets it for an experiment (docs/precision.md, "The
 // flush"). Throws std::invalid_argument naming the variable for any other value.
 double l2_flush_factor();
+// A read of 1.5 L2 sizes left 1-2.4 MiB of a call's written lines dirty in an
+// H100's L2 (2^24 floor_scan and write_vec16 audited short of their writes); 4
+// wrote them all back (docs/audit.md, "The closing flush").
+inline constexpr double kProfileFlushFactor = 4;
 
 class TimedLaunch;
 
@@ -129,9 +135,9 @@ class GpuTimer {
   // Bytes the L2 flush reads: l2_flush_factor() x the L2's size.
   std::size_t flush_bytes() const { return flush_buffer_.bytes(); }
 
-  // Evicts the L2 by reading a buffer 1.5 times its size (reads leave no dirty lines
-  // to be written back during the next timed launch). On the timer's stream, or
-  // on `stream` (tests use that to put a flush where it must not be).
+  // Evicts the L2 by reading the flush buffer, l2_flush_factor() L2 sizes (reads
+  // leave no dirty lines to be written back during the next timed launch). On the
+  // timer's stream, or on `stream` (tests use that to put a flush where it must not be).
   void flush_l2() { flush_l2(stream_); }
   void flush_l2(cudaStream_t stream);
 

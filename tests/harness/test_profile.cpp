@@ -7,6 +7,7 @@
 
 #include "harness/annotations.hpp"
 #include "harness/profile.hpp"
+#include "harness/timer.hpp"
 
 namespace bench {
 namespace {
@@ -82,6 +83,23 @@ TEST(Profile, OffUnlessAskedFor) {
   EXPECT_TRUE(profile_one_enabled());
   set_profile_one(false);
   EXPECT_FALSE(profile_one_enabled());
+}
+
+// The audit's closing flush must write back every dirty line of the call: in
+// profile-one mode the flush reads kProfileFlushFactor L2 sizes, not the cold
+// runs' 1.5; the experiment variable still wins.
+TEST(Profile, TheFlushIsLargerInProfileOneMode) {
+  if (std::getenv("CUDABENCH_PROFILE") != nullptr || std::getenv("CUDABENCH_L2_FLUSH_FACTOR") != nullptr)
+    GTEST_SKIP() << "CUDABENCH_PROFILE or CUDABENCH_L2_FLUSH_FACTOR is set here";
+  EXPECT_EQ(l2_flush_factor(), 1.5);
+  set_profile_one(true);
+  EXPECT_EQ(l2_flush_factor(), kProfileFlushFactor);
+  EXPECT_GE(kProfileFlushFactor, 4);
+  setenv("CUDABENCH_L2_FLUSH_FACTOR", "2", 1);
+  EXPECT_EQ(l2_flush_factor(), 2);
+  unsetenv("CUDABENCH_L2_FLUSH_FACTOR");
+  set_profile_one(false);
+  EXPECT_EQ(l2_flush_factor(), 1.5);
 }
 
 }  // namespace
