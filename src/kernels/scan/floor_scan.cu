@@ -51,7 +51,7 @@ namespace {
 // reach, and floor_scan's over it is what the look-back costs. Above, floor_scan
 // runs a persistent grid that prefetches tiles into L2 during its look-backs,
 // which has no counterpart without a look-back: there it beats this on an H100
-// (2^30: 0.979 of copy_memcpy against 0.951, results/versus/README.md), and
+// (2^30: 0.979 of copy_memcpy against 0.967, results/versus/README.md), and
 // copy_memcpy is the bound.
 struct ScanTiles : KernelVariant {
   static constexpr std::size_t min_n = 1 << 12;
