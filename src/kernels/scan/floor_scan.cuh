@@ -462,7 +462,7 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
   __syncthreads();
   after_totals();
   T before_warp = T(0), aggregate = T(0);
-  if constexpr (LookBack) {
+  if constexpr (LookBack || !Vectors) {
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
       const T t = warp_totals[w];
@@ -470,11 +470,12 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
       aggregate = add(aggregate, t);
     }
   } else {
-    // tiles_only (the bound): one warp sum, not the unrolled loop above, which
-    // without the look-back's code after it spilled 24 bytes a thread at
-    // int32 512 x 32 (ptxas): 19% more store sectors from the SMs and 2.5%
-    // more DRAM writes than the output, 1.7% of the time at 2^30 on an H100
-    // (the audit, docs/audit.md). No !LookBack kernel spills on aligned data now.
+    // tiles_only on aligned data (the bound, scan_tiles): one warp sum, not the
+    // unrolled loop above, which without the look-back's code after it spilled
+    // 24 bytes a thread at int32 512 x 32 (ptxas): 19% more store sectors from
+    // the SMs and 2.5% more DRAM writes than the output at 2^26-2^28, 1.7% of
+    // the time at 2^30 on an H100 (docs/audit.md). The element-by-element path
+    // keeps the loop: the warp sum made it spill 8 bytes where it spilled 0-4.
     before_warp = warp_sum(lane < warp ? warp_totals[lane] : T(0));
   }
   // What precedes each element within the tile is added now, so that only x
