@@ -229,6 +229,10 @@ gpu_slug() {
   printf '%s\n' "${s:-unknown-gpu}"
 }
 
+# A path the user gave, taken from the folder the script was called from: each script
+# that takes one sets caller=$PWD before it changes to the repository root.
+from_caller() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$caller" "$1" ;; esac; }
+
 # A run's new outputs are written into a temporary folder inside its output folder
 # first, and replace the previous outputs only once the run has succeeded:
 #   stage_outputs OUT               makes OUT (if missing) and staging=OUT/.<script>.XXXXXX,
