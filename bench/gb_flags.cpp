@@ -53,13 +53,19 @@ constexpr const char* kReservedContextKeys[] = {
     "device_ordinal", "cuda_driver_version", "cuda_runtime_version", "cccl_version", "git_commit", "clock_source",
     "clock_source_note", "nvml_version", "throttle_fraction", "l2_flush_bytes", "suite_wall_seconds"};
 
-// "--flag=value" as given on the command line, else "ENV=value (environment)".
-std::string as_given(const std::vector<std::string>& args, const std::string& flag, const std::string& env,
-                     const std::string& value) {
-  std::string given = env + "=" + value + " (environment)";
+// "--flag=value" as last given on the command line; "" when it was not.
+std::string on_command_line(const std::vector<std::string>& args, const std::string& flag) {
+  std::string given;
   for (const auto& a : args)
     if (a.rfind(flag + "=", 0) == 0) given = a;
   return given;
+}
+
+// "--flag=value" as given on the command line, else "ENV=value (environment)".
+std::string as_given(const std::vector<std::string>& args, const std::string& flag, const std::string& env,
+                     const std::string& value) {
+  const std::string given = on_command_line(args, flag);
+  return given.empty() ? env + "=" + value + " (environment)" : given;
 }
 
 std::streambuf* saved_cerr = nullptr;
@@ -134,10 +140,9 @@ GbFlags initialize_google_benchmark(const std::vector<std::string>& args) {
                      replaced_flag_reason("--benchmark_time_unit"));
   for (const auto& [key, value] : benchmark::FLAGS_benchmark_context)
     if (reserved_context_key(key)) {
-      std::string given = "BENCHMARK_CONTEXT (environment)";
-      for (const auto& a : args)
-        if (a.rfind("--benchmark_context=", 0) == 0) given = a;
-      throw UsageError(given + ": '" + key + "' is a context key the harness writes itself (choose another name)");
+      const std::string given = on_command_line(args, "--benchmark_context");
+      throw UsageError((given.empty() ? "BENCHMARK_CONTEXT (environment)" : given) + ": '" + key +
+                       "' is a context key the harness writes itself (choose another name)");
     }
   GbFlags flags;
   flags.list_tests = benchmark::FLAGS_benchmark_list_tests;
