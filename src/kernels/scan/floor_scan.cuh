@@ -547,7 +547,9 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // ticket asked for under the stores, 1% faster for float32 and slower for int32
 // on an H200 (the compiled code, not the ticket); each tile's A computed ahead
 // (a TMA copy into shared memory summed beside an earlier look-back), 7% slower at
-// best on an H200 at 2^30.
+// best on an H200 at 2^30; two register tiles a block (one block an SM, the next
+// tile's loads under the current look-back, its A published after it), 16% slower
+// at best on an H200 at 2^30.
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
