@@ -1,6 +1,7 @@
 #include "harness/registry.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <tuple>
 #include <map>
 #include <set>
@@ -172,11 +173,17 @@ std::vector<std::string> register_benchmarks(const std::vector<Declaration>& dec
   for (const Declaration& decl : decls)
     for (const Point& point : expand(decl, options.sizes, options.suite)) order.emplace_back(&decl, point);
   if (options.group_major) {
-    std::map<std::string, std::size_t> first;
-    for (const auto& [decl, point] : order) first.emplace(interleave_group(*decl, point), first.size());
-    std::stable_sort(order.begin(), order.end(), [&first](const auto& a, const auto& b) {
-      return first.at(interleave_group(*a.first, a.second)) < first.at(interleave_group(*b.first, b.second));
-    });
+    // Each point into its group's row (one group key a point), rows in the order of
+    // their first points, each row in declaration order.
+    std::map<std::string, std::size_t> row_of;
+    std::vector<std::vector<std::pair<const Declaration*, Point>>> rows;
+    for (auto& entry : order) {
+      const auto [it, added] = row_of.emplace(interleave_group(*entry.first, entry.second), rows.size());
+      if (added) rows.emplace_back();
+      rows[it->second].push_back(std::move(entry));
+    }
+    order.clear();
+    for (auto& row : rows) std::move(row.begin(), row.end(), std::back_inserter(order));
   }
   std::vector<std::string> names;
   for (const auto& [decl_ptr, point] : order) {

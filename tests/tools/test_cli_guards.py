@@ -73,7 +73,18 @@ def test_replay_refuses_one_run_twice_and_two_gpu_models(tmp_path, capsys):
     doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
     other.write_text(json.dumps(doc))
     assert replay.main([str(AA1), str(other)]) == 2
-    assert "A/A runs are of one GPU model" in one_error(capsys, "bench-replay: ")
+    assert (f"{other} is of NVIDIA H100 80GB HBM3, {AA1} of NVIDIA H200: A/A runs are of one GPU model"
+            in one_error(capsys, "bench-replay: "))
+
+
+def test_agree_refuses_two_gpu_models(tmp_path, capsys):
+    other = tmp_path / "aa2.json"
+    doc = json.loads(AA2.read_text())
+    doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
+    other.write_text(json.dumps(doc))
+    assert agree.main([str(AA1), str(other)]) == 2
+    assert (f"{other} is of NVIDIA H100 80GB HBM3, {AA1} of NVIDIA H200: bench-agree compares two runs of one GPU model"
+            in one_error(capsys, "bench-agree: "))
 
 
 def test_refresh_refuses_a_run_counted_twice(tmp_path):

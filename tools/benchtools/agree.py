@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import noise, stats
-from benchtools.cli import Parser, entry, check_distinct_runs, check_outputs, one_of, write_text
+from benchtools.cli import Parser, entry, check_distinct_runs, check_one_gpu_model, check_outputs, one_of, write_text
 from benchtools.noise import n_label
 from benchtools.results import Record, Results, ResultsError, load_runs, representative
 
@@ -324,9 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError(f"{args.run1} is given twice: compare two runs")
         run1, run2 = load_runs([args.run1, args.run2], "bench-agree")
         check_distinct_runs([run1, run2], "the two runs")
-        if run1.gpu != run2.gpu:
-            raise ResultsError(f"{args.run1} is of {run1.gpu}, {args.run2} of {run2.gpu}: "
-                               "bench-agree compares two runs of one GPU model")
+        check_one_gpu_model([run1, run2], [args.run1, args.run2], "bench-agree compares two runs of one GPU model")
         matched, unmatched = pairs(run1, run2, roles)
         bands = agree(matched)
         if not any(b.benchmarks for b in bands):

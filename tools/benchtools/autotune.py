@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Set, Tuple
 
-from benchtools.cli import entry, Parser, check_writable, warn, write_text, writing
+from benchtools.cli import entry, Parser, check_one_gpu_model, check_writable, warn, write_text, writing
 from benchtools.results import (Record, Results, ResultsError, load_results, pow2_label, representative,
                                truncation_warning)
 
@@ -74,17 +74,6 @@ def tune(sweep: Sequence[Record], curated: Optional[Dict[Series, Set[Config]]] =
         in_default = [r for r in rs if chosen and (r.block, r.batch) in chosen]
         out.append(Tuned(series, n, best, min(in_default, key=lambda r: r.seconds) if in_default else None, len(rs)))
     return out
-
-
-def check_one_model(runs: Sequence[Results], labels: Sequence[str]) -> None:
-    """ResultsError naming two files of different GPU models: one model's best
-    configuration says nothing of another's, and a curated time from one against
-    another's sweep is a loss that is not there."""
-    first = runs[0]
-    for run, label in zip(runs[1:], labels[1:]):
-        if run.gpu != first.gpu:
-            raise ResultsError(f"{label} is of {run.gpu}, {labels[0]} of {first.gpu}: bench-autotune would mix "
-                               "two GPU models (give files of one GPU model)")
 
 
 def _pct(loss: Optional[float]) -> str:
@@ -192,7 +181,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise ResultsError(f"--format: expected a comma list of png, svg, got '{args.format}'")
         check_writable("--out", args.out, directory=True)
         loaded = [load_results(p) for p in args.sweep + ([args.curated] if args.curated else [])]
-        check_one_model(loaded, args.sweep + ([f"--curated {args.curated}"] if args.curated else []))
+        # One model's best configuration says nothing of another's, and a curated time from
+        # one against another's sweep is a loss that is not there.
+        check_one_gpu_model(loaded, args.sweep + ([f"--curated {args.curated}"] if args.curated else []),
+                            "bench-autotune would mix two GPU models (give files of one GPU model)")
         runs = loaded[:len(args.sweep)]
         curated = curated_configs(loaded[-1].records) if args.curated else None
         rows = tune([r for run in runs for r in run.records], curated)

@@ -129,6 +129,15 @@ def check_distinct_runs(runs: Sequence[Results], what: str) -> None:
         raise ResultsError(f"{repeated}; {what} must be distinct runs")
 
 
+def check_one_gpu_model(runs: Sequence[Results], labels: Sequence[str], why: str) -> None:
+    """ResultsError naming the first of `runs` (labelled as given) of another GPU model
+    than the first run's, and `why` one model is needed."""
+    first = runs[0]
+    for run, label in zip(runs[1:], labels[1:]):
+        if run.gpu != first.gpu:
+            raise ResultsError(f"{label} is of {run.gpu}, {labels[0]} of {first.gpu}: {why}")
+
+
 def check_variant(option: str, variant: str, present: Sequence[str], pattern: str | None) -> None:
     """ResultsError when `variant` (given with `option`) is not among the variants present
     in the input, naming those that are."""

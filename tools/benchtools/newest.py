@@ -14,7 +14,7 @@ Bad input, or a GPU model with no usable file: one line on stderr, exit code 2.
 from __future__ import annotations
 
 import sys
-from typing import Dict, List, Sequence
+from typing import Dict, List, Sequence, Tuple
 
 from benchtools.cli import entry, Parser
 from benchtools.results import Results, ResultsError, load_results, truncation_warning
@@ -37,22 +37,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         runs = [load_results(p) for p in args.results]
-        skipped: Dict[str, List[Results]] = {}
-        for run in runs:
-            if _unusable(run):
-                skipped.setdefault(slug(run.gpu), []).append(run)
-        newest = newest_per_gpu([run for run in runs if not _unusable(run)])
+        why = [_unusable(run) for run in runs]
+        skipped: Dict[str, List[Tuple[Results, str]]] = {}
+        for run, reason in zip(runs, why):
+            if reason:
+                skipped.setdefault(slug(run.gpu), []).append((run, reason))
+        newest = newest_per_gpu([run for run, reason in zip(runs, why) if not reason])
         lacking = [gpu for gpu in sorted(skipped) if gpu not in newest]
         if lacking:
             raise ResultsError("; ".join(
-                f"no usable run of {gpu}: " + ", ".join(f"{run.path} has {_unusable(run)}" for run in skipped[gpu])
+                f"no usable run of {gpu}: " + ", ".join(f"{run.path} has {reason}" for run, reason in skipped[gpu])
                 for gpu in lacking))
     except ResultsError as e:
         print(f"bench-newest: {e}", file=sys.stderr)
         return 2
-    for run in runs:
-        if _unusable(run):
-            print(f"bench-newest: skipping {run.path}: {_unusable(run)}", file=sys.stderr)
+    for run, reason in zip(runs, why):
+        if reason:
+            print(f"bench-newest: skipping {run.path}: {reason}", file=sys.stderr)
     for gpu, run in newest.items():
         if run.truncated:
             print(truncation_warning("bench-newest", run), file=sys.stderr)

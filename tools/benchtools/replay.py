@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools import noise
-from benchtools.cli import Parser, entry, check_distinct_runs, checked
+from benchtools.cli import Parser, entry, check_distinct_runs, check_one_gpu_model, checked
 from benchtools.compare import REGRESSED, TOO_FEW, Settings, compare, judge, load_complete
 from benchtools.noise import BenchClass, build_key
 from benchtools.results import Results, ResultsError
@@ -111,9 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args = parser.parse_args(argv)
         runs = [load_complete(p) for p in args.runs]
         check_distinct_runs(runs, "A/A runs")
-        models = list(dict.fromkeys(run.gpu for run in runs))
-        if len(models) > 1:
-            raise ResultsError(f"the runs are of {' and '.join(models)}: A/A runs are of one GPU model")
+        check_one_gpu_model(runs, args.runs, "A/A runs are of one GPU model")
         result = replay(runs, args.slowdown, Settings(noise=noise.load_noise(args.noise) if args.noise else None))
     except ResultsError as e:
         print(f"bench-replay: {e}", file=sys.stderr)
