@@ -65,23 +65,26 @@ def test_agree_refuses_a_copy_of_one_run(tmp_path, capsys):
     assert f"{b}: a copy of {a}" in one_error(capsys, "bench-agree: ")
 
 
-def test_replay_refuses_one_run_twice_and_two_gpu_models(tmp_path, capsys):
-    assert replay.main([str(AA1), str(AA1), str(AA2)]) == 2
-    assert "given twice" in one_error(capsys, "bench-replay: ")
+def _aa2_of_an_h100(tmp_path) -> Path:
+    """The second A/A run, relabelled as a run of another GPU model."""
     other = tmp_path / "aa2.json"
     doc = json.loads(AA2.read_text())
     doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
     other.write_text(json.dumps(doc))
+    return other
+
+
+def test_replay_refuses_one_run_twice_and_two_gpu_models(tmp_path, capsys):
+    assert replay.main([str(AA1), str(AA1), str(AA2)]) == 2
+    assert "given twice" in one_error(capsys, "bench-replay: ")
+    other = _aa2_of_an_h100(tmp_path)
     assert replay.main([str(AA1), str(other)]) == 2
     assert (f"{other} is of NVIDIA H100 80GB HBM3, {AA1} of NVIDIA H200: A/A runs are of one GPU model"
             in one_error(capsys, "bench-replay: "))
 
 
 def test_agree_refuses_two_gpu_models(tmp_path, capsys):
-    other = tmp_path / "aa2.json"
-    doc = json.loads(AA2.read_text())
-    doc["context"]["gpu_name"] = "NVIDIA H100 80GB HBM3"
-    other.write_text(json.dumps(doc))
+    other = _aa2_of_an_h100(tmp_path)
     assert agree.main([str(AA1), str(other)]) == 2
     assert (f"{other} is of NVIDIA H100 80GB HBM3, {AA1} of NVIDIA H200: bench-agree compares two runs of one GPU model"
             in one_error(capsys, "bench-agree: "))
