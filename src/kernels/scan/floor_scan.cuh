@@ -104,7 +104,7 @@ namespace detail {
 using Word = unsigned long long;
 using Ref = cuda::atomic_ref<Word, cuda::thread_scope_device>;
 
-constexpr int kFan = 32;  // tiles per group
+constexpr int kFan = 32;  // tiles per group (16 and 8: 4.7-9.3% slower, H200, experiments/scan_fan/)
 // Calls of at most this many tiles take the flat look-back (flat_prefix): a
 // tile reads the A of every tile before it, all of its warps at once. Against
 // the groups for every call (H100, tools/run-ab against a681f0d, 4 rounds,
@@ -549,7 +549,10 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // (a TMA copy into shared memory summed beside an earlier look-back), 7% slower at
 // best on an H200 at 2^30; two register tiles a block (one block an SM, the next
 // tile's loads under the current look-back, its A published after it), 16% slower
-// at best on an H200 at 2^30.
+// at best on an H200 at 2^30. With every A published before its load (timing only,
+// experiments/scan_fake_a/) and a short nap, this grid runs at its data path on an
+// H200 (0.92 of copy_memcpy at 2^30): the 6% it lacks is the wait for the tiles'
+// loads, which the long first nap covers.
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
