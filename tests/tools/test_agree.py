@@ -279,3 +279,20 @@ def test_bands_split_at_2p16_and_three_benchmarks_a_variant_are_enough(tmp_path)
     assert fitted[0].raw_p95 == pytest.approx(0.075) and fitted[1].raw_p95 == pytest.approx(0.06)
     for f in fitted:
         assert f.without_variant_p95 < 1e-9 and f.without_both_p95 < 1e-9
+
+
+def test_a_truncated_run_warns_only_once_the_input_is_known_good(tmp_path, capsys):
+    r1, r2 = pair(tmp_path, [1.0, 1.0])
+    text = open(r2).read()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: text.index("/k1/") + 4])   # k0 complete, k1 cut off
+    # bad input (another GPU model): its one line only, no warning before it
+    other = write(tmp_path / "other.json", [entry("k0", 1 << 20, 10.0)], gpu_name="NVIDIA H200", gpu_uuid="GPU-bbbb")
+    assert agree.main([str(cut), other]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"bench-agree: {other} is of NVIDIA H200, {cut} of NVIDIA H100 80GB HBM3: "
+        "bench-agree compares two runs of one GPU model"]
+    # good input: the warning every tool gives
+    assert agree.main([r1, str(cut)]) == 0
+    assert f"bench-agree: warning: {cut} is truncated (interrupted run?); using its 1 complete entries" in \
+        capsys.readouterr().err

@@ -305,3 +305,20 @@ def test_cli_reports_the_start_window_and_charges_it_to_no_benchmark(tmp_path, c
     (tmp_path / "ncu.csv").write_text(_with_start_row(open(ORDER).read(), nvtx=False))
     assert audit.main([PROFILE, str(tmp_path / "ncu.csv")]) == 2   # a run that did not open the window
     assert "profiled calls" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option, value", [("--floor", "nan"), ("--floor", "inf"), ("--slack", "-1"),
+                                           ("--tolerance", "nan"), ("--tolerance", "1")])
+def test_cli_a_floor_or_tolerance_out_of_range_is_refused(capsys, option, value):
+    # --floor nan passed the range check and failed every benchmark; inf passed every one
+    assert audit.main([PROFILE, NVTX, option, value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("bench-audit: argument ") and f"got '{value}'" in err and len(err.splitlines()) == 1
+
+
+def test_cli_a_csv_cell_past_the_csv_field_limit_is_one_line(tmp_path, capsys):
+    big = tmp_path / "big.csv"
+    big.write_text('"ID","' + "x" * 200000 + '"\n')
+    assert audit.main([PROFILE, str(big)]) == 2
+    assert capsys.readouterr().err.strip() == (f"bench-audit: {big}: not readable as CSV "
+                                               "(field larger than field limit (131072))")

@@ -3,6 +3,7 @@ naming it, exit 2 (never 1, which bench-compare means as "regressed"), no traceb
 nothing written; and an output that cannot be written, for every tool that writes files."""
 import json
 import math
+import os
 
 import pytest
 from conftest import FIXTURES
@@ -68,6 +69,11 @@ def set_context(key, value):
     return edited(lambda d: d["context"].__setitem__(key, value))
 
 
+def _broken_halfway(text):
+    half = len(text) // 2
+    return text[:half] + text[half:].replace('"real_time": ', '"real_time": 1.2.', 1)
+
+
 BAD_FILES = [
     ("non-UTF-8", lambda p: p.write_bytes(b'{"context": {"gpu_name": "\xff\xfe"}, "benchmarks": []}'),
      "not UTF-8 text (byte 0xff at offset 26)"),
@@ -87,6 +93,12 @@ BAD_FILES = [
     ("NaN peak", set_context("gpu_peak_bandwidth_gbps", "nan"), "context gpu_peak_bandwidth_gbps is 'nan'"),
     ("Inf peak", set_context("gpu_peak_fp32_flops", "inf"), "context gpu_peak_fp32_flops is 'inf'"),
     ("zero peak", set_context("gpu_peak_bandwidth_gbps", 0), "context gpu_peak_bandwidth_gbps is 0"),
+    # Not a file cut off mid-write (once taken for one, and used in part as "truncated"):
+    ("nested too deeply", lambda p: p.write_text("[" * 100000 + "]" * 100000), "not valid JSON (nested too deeply"),
+    ("byte-order mark", lambda p: p.write_bytes(b"\xef\xbb\xbf" + SAME.read_bytes()), "Unexpected UTF-8 BOM"),
+    ("broken mid-file", lambda p: p.write_text(_broken_halfway(SAME.read_text())),
+     "not valid JSON (Expecting ',' delimiter at line"),
+    ("two runs in one file", lambda p: p.write_text(SAME.read_text() * 2), "not valid JSON (Extra data at line"),
 ]
 
 
@@ -224,3 +236,108 @@ def test_a_report_onto_a_folder_is_refused_before_any_work(tmp_path, capsys):
 
     assert call(report.main, ["garbage-that-is-not-read.json", "--out", tmp_path]) == 2
     assert capsys.readouterr().err.strip() == f"bench-report: --out {tmp_path}: is a folder, not a file"
+
+
+def test_a_file_cut_off_with_a_zero_filled_tail_is_still_truncated(tmp_path, capsys):
+    cut = tmp_path / "cut.json"
+    text = SAME.read_text()
+    cut.write_text(text[: len(text) // 2] + "\0" * 4096)   # what a crash can leave
+    assert call(table.main, [cut]) == 0
+    assert f"{cut} is truncated (interrupted run?)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("option", ["--filter", "--heatmap"])
+def test_a_regex_repeat_count_too_large_is_one_line(tmp_path, capsys, option):
+    main = table.main if option == "--filter" else plot.main
+    argv = [SAME, option, "x{99999999999}"] + (["--out", tmp_path / "out"] if option == "--heatmap" else [])
+    assert call(main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"{option} 'x{{99999999999}}': not a valid regex (the repetition number is too large)"), err
+
+
+@pytest.mark.parametrize("main, argv, option", [
+    (table.main, ["--n", ""], "--n"),
+    (table.main, ["--times", " "], "--times"),
+    (table.main, ["--versus="], "--versus"),
+    (plot.main, ["--out", ""], "--out"),
+    (compare.main, [BASE, "--noise", ""], "--noise"),
+])
+def test_an_empty_option_value_is_refused_not_taken_as_the_default(tmp_path, capsys, monkeypatch, main, argv, option):
+    # --n "$N" with N unset: not the largest N, every chart in the current folder, or no noise file
+    monkeypatch.chdir(tmp_path)
+    assert call(main, [SAME] + argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"argument {option}: expected a value, got '" in err, err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failed_write_leaves_no_half_file_and_the_earlier_result_as_it_was(tmp_path, capsys, monkeypatch):
+    from benchtools import cli
+
+    out = tmp_path / "merged.json"
+    out.write_text("an earlier result\n")
+    write = cli.Path.write_text
+
+    def half_then_full(self, text, **kwargs):   # the disk fills halfway through
+        write(self, text[: len(text) // 2], **kwargs)
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(cli.Path, "write_text", half_then_full)
+    assert call(merge.main, [FIXTURES / "floor_cccl30.json", FIXTURES / "floor_cccl35.json", "--out", out]) == 2
+    assert capsys.readouterr().err.strip() == f"bench-merge: --out {out}: cannot write: No space left on device"
+    assert out.read_text() == "an earlier result\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["merged.json"]
+
+
+def test_a_written_file_gets_the_usual_permissions(tmp_path):
+    from benchtools import cli
+
+    old = tmp_path / "old.json"
+    old.write_text("x")
+    old.chmod(0o640)
+    cli.write_text("--out", str(old), "y")
+    cli.write_text("--out", str(tmp_path / "new.json"), "z")
+    assert (old.stat().st_mode & 0o777, old.read_text()) == (0o640, "y")
+    mask = os.umask(0)
+    os.umask(mask)
+    assert (tmp_path / "new.json").stat().st_mode & 0o777 == 0o666 & ~mask
+
+
+def _all_errored(path):
+    d = doc()
+    for b in d["benchmarks"]:
+        b.update(error_occurred=True, error_message="verification failed")
+    path.write_text(json.dumps(d))
+    return path
+
+
+def test_an_all_errored_run_is_no_a_a_run_for_calibrate(tmp_path, capsys):
+    bad = _all_errored(tmp_path / "errored.json")
+    assert call(compare.main, ["--calibrate", bad, SAME]) == 2
+    assert capsys.readouterr().err.strip() == (f"bench-compare: {bad}: no successful benchmark (all 54 errored); "
+                                                "no A/A run")
+
+
+def test_an_all_errored_run_is_no_a_a_run_for_replay(tmp_path, capsys):
+    from benchtools import replay
+
+    bad = _all_errored(tmp_path / "errored.json")
+    aa = [FIXTURES / f"gate_aa{i}.json" for i in (1, 2, 3)]
+    assert call(replay.main, [bad, *aa]) == 2   # not judged by the fixed threshold for want of a model
+    assert capsys.readouterr().err.strip() == (f"bench-replay: {bad}: no successful benchmark (all 54 errored); "
+                                                "no A/A run")
+
+
+@pytest.mark.parametrize("tool", ["annotate --declarations", "compare --noise", "published --published"])
+def test_deeply_nested_side_files_are_one_line(tmp_path, capsys, tool):
+    from benchtools import annotate, published
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100000 + "]" * 100000)
+    main, argv = {
+        "annotate --declarations": (annotate.main, [tmp_path / "x.json", "--declarations", deep]),
+        "compare --noise": (compare.main, [BASE, SAME, "--noise", deep]),
+        "published --published": (published.main, [FIXTURES / "h100_vector_sum.json", "--published", deep]),
+    }[tool]
+    assert call(main, argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and f"{deep}: not" in err and "nested too deeply" in err, err

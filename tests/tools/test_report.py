@@ -196,3 +196,16 @@ def test_charts_dir_links_the_drawn_pngs_by_a_relative_path(tmp_path, capsys):
         assert report.main(args) == 2
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1
+
+
+def test_a_compare_report_says_which_run_is_truncated(tmp_path):
+    # its benchmarks after the cut read as "only in A" otherwise, as if B had dropped them
+    text = (FIXTURES / "compare_same.json").read_text()
+    cut = tmp_path / "cut.json"
+    cut.write_text(text[: len(text) // 2])
+    out = tmp_path / "c.html"
+    assert report.main(["--compare", str(FIXTURES / "compare_base.json"), str(cut), "--no-charts",
+                        "--out", str(out)]) == 0
+    subtitle = re.search(r"A: NVIDIA[^<]*", out.read_text()).group(0)
+    a, b = subtitle.split("  |  ")
+    assert "truncated" not in a and b.endswith("commit 2222222 (truncated file: an interrupted run)"), subtitle

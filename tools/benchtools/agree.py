@@ -32,9 +32,10 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools import noise, stats
-from benchtools.cli import Parser, entry, check_distinct_runs, check_one_gpu_model, check_outputs, one_of, write_text
+from benchtools.cli import (Parser, entry, check_distinct_runs, check_one_gpu_model, check_outputs, one_of, warn,
+                            write_text)
 from benchtools.noise import n_label
-from benchtools.results import Record, Results, ResultsError, load_runs, representative
+from benchtools.results import Record, Results, ResultsError, load_results, representative, truncation_warning
 
 FORMATS = ("markdown", "json")
 DEFAULT_ROLES = ("kernel", "library")
@@ -322,7 +323,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         check_outputs([args.run1, args.run2], [("--out", args.out)])
         if Path(args.run1).resolve() == Path(args.run2).resolve():
             raise ResultsError(f"{args.run1} is given twice: compare two runs")
-        run1, run2 = load_runs([args.run1, args.run2], "bench-agree")
+        run1, run2 = load_results(args.run1), load_results(args.run2)
         check_distinct_runs([run1, run2], "the two runs")
         check_one_gpu_model([run1, run2], [args.run1, args.run2], "bench-agree compares two runs of one GPU model")
         matched, unmatched = pairs(run1, run2, roles)
@@ -332,6 +333,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ResultsError as e:
         print(f"bench-agree: {e}", file=sys.stderr)
         return 2
+    # the warning cli.load gives, once the rest of the input is known good (bad input: one line)
+    warn([truncation_warning("bench-agree", run) for run in (run1, run2) if run.truncated])
     if run1.context.get("gpu_uuid") and run2.context.get("gpu_uuid") and _board(run1) != _board(run2):
         print(f"bench-agree: warning: the runs are from two boards ({_board(run1)}, {_board(run2)}): "
               "the targets are for one board, back to back", file=sys.stderr)

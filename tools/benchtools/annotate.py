@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Dict, List, Sequence, Tuple
 
 from benchtools.cli import entry, Parser
-from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, gzip_bytes, parse_name, read_text
+from benchtools.results import GZIP_MAGIC, ROLES, ResultsError, gzip_bytes, parse_json, parse_name, read_text
 
 FIELDS = ("declaration", "role", "host_work", "reference")
 
@@ -34,7 +34,7 @@ FIELDS = ("declaration", "role", "host_work", "reference")
 def load_declarations(path: str) -> Dict[str, dict]:
     """{"family/type/variant": its fields to add}, in the list's order."""
     try:
-        doc = json.loads(read_text(path, "a declaration list"))
+        doc = parse_json(read_text(path, "a declaration list"))
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(doc, list) or not doc:
@@ -98,7 +98,7 @@ def _with_fields(obj_text: str, fields: Dict[str, object]) -> str:
 def annotate_text(text: str, decls: Dict[str, dict], path: str = "input") -> Tuple[str, List[str], int]:
     """(new text, declarations not in the list, benchmarks given fields)."""
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError as e:
         raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno}); "
                            "a truncated file is not rewritten") from None

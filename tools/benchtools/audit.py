@@ -21,13 +21,14 @@ Exit 0: no mismatch; 1: mismatches listed; 2: bad input (one line on stderr).
 from __future__ import annotations
 
 import json
+import math
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
 from benchtools.ncu import PROFILER_START_RANGE, Call, group_calls, parse_ncu_csv, split_profiler_start
-from benchtools.cli import Parser, entry, check_writable, write_text
+from benchtools.cli import Parser, checked, entry, check_writable, write_text
 from benchtools.results import Results, ResultsError, benchmark_fields, load_results, read_text
 
 DEFAULT_TOLERANCE = 0.01       # of the call's compulsory traffic (read + written)
@@ -306,15 +307,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("results", help="results JSON of `cuda_bench --profile-one` run under ncu")
     parser.add_argument("ncu_csv", help="`ncu --import R.ncu-rep --csv --page raw --print-units base` output")
     parser.add_argument("--out", default=None, help="folder for audit.md and audit.json (default: print markdown)")
-    parser.add_argument("--tolerance", type=float, default=DEFAULT_TOLERANCE,
+    parser.add_argument("--tolerance", type=checked(lambda v: 0 <= v < 1, "a fraction in [0, 1) such as 0.01"),
+                        default=DEFAULT_TOLERANCE,
                         help="tolerance as a fraction of the call's compulsory read + written bytes "
                              f"(default {DEFAULT_TOLERANCE})")
-    parser.add_argument("--floor", "--slack", dest="floor", type=float, default=DEFAULT_FLOOR,
+    parser.add_argument("--floor", "--slack", dest="floor", default=DEFAULT_FLOOR,
+                        type=checked(lambda v: 0 <= v < math.inf, "a number of bytes >= 0 such as 1048576"),
                         help=f"the least tolerance, in bytes (default {DEFAULT_FLOOR:.0f})")
     try:
         args = parser.parse_args(argv)
-        if not (0 <= args.tolerance < 1) or args.floor < 0:
-            raise ResultsError("--tolerance must be in [0, 1) and --floor non-negative")
         check_writable("--out", args.out, directory=True)
         results = load_results(args.results)
         if not results.records:

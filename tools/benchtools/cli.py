@@ -10,6 +10,7 @@ import math
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Iterable, List, Sequence, Tuple
 
@@ -58,13 +59,31 @@ def writing(option: str, path) -> None:
 
 def write_text(option: str, path: str, text: str, gz: bool = False) -> None:
     """Writes the file (creating its folder), gzip-compressed when gz (results.gzip_bytes:
-    the same text, the same bytes); an OS error (disk full) is a ResultsError."""
+    the same text, the same bytes); an OS error (disk full) is a ResultsError. A file is
+    written beside its path and renamed onto it: one that fails leaves no half-written
+    file, and an earlier result there as it was (a device or a link is written through)."""
+    target = Path(path)
     with writing(option, path):
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        if gz:
-            Path(path).write_bytes(gzip_bytes(text.encode("utf-8")))
-        else:
-            Path(path).write_text(text, encoding="utf-8")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        in_place = target.is_symlink() or (target.exists() and not target.is_file())
+        fd, name = (None, str(target)) if in_place else tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
+        if fd is not None:
+            os.close(fd)
+        written = Path(name)
+        try:
+            if gz:
+                written.write_bytes(gzip_bytes(text.encode("utf-8")))
+            else:
+                written.write_text(text, encoding="utf-8")
+            if not in_place:
+                mask = os.umask(0)
+                os.umask(mask)
+                os.chmod(written, target.stat().st_mode & 0o777 if target.exists() else 0o666 & ~mask)
+                os.replace(written, target)
+        except BaseException:
+            if not in_place:
+                written.unlink(missing_ok=True)
+            raise
 
 
 def same_file(a: str, b: str) -> bool:
@@ -168,6 +187,17 @@ class Parser(argparse.ArgumentParser):
     def error(self, message):  # one line and exit 2, like every other bad input
         raise ResultsError(message)
 
+    def parse_args(self, args=None, namespace=None):
+        """argparse's, and an option given an empty value (--n "$N" with N unset) is bad
+        input: taken as not given, it would quietly be the default (the largest N, every
+        chart, the current folder for --out)."""
+        parsed = super().parse_args(args, namespace)
+        for action in self._actions:
+            value = getattr(parsed, action.dest, None)
+            if action.option_strings and isinstance(value, str) and not value.strip() and value != action.default:
+                self.error(f"argument {'/'.join(action.option_strings)}: expected a value, got '{value}'")
+        return parsed
+
 
 def checked(ok, what: str):
     """An argparse type: a float for which ok() holds (nan never does)."""
@@ -198,7 +228,7 @@ def one_of(option: str, text: str, allowed: Sequence[str]) -> str:
 def check_regex(option: str, pattern: str | None) -> None:
     try:
         re.compile(pattern or "")
-    except re.error as e:
+    except (re.error, OverflowError) as e:   # OverflowError: a repeat count such as {99999999999}
         raise ResultsError(f"{option} '{pattern}': not a valid regex ({e})") from None
 
 

@@ -105,7 +105,10 @@ def _number(cell: str, unit: str, where: str) -> float:
 def parse_ncu_csv(text: str, source: str = "ncu CSV") -> List[KernelRow]:
     """Kernel rows in launch order. Raises ResultsError naming what is missing."""
     lines = [line for line in text.splitlines() if not line.startswith("==")]
-    table = list(csv.reader(io.StringIO("\n".join(lines))))
+    try:
+        table = list(csv.reader(io.StringIO("\n".join(lines))))
+    except csv.Error as e:   # a cell past the csv module's field limit (not ncu's output)
+        raise ResultsError(f"{source}: not readable as CSV ({e})") from None
     start = next((i for i, row in enumerate(table) if row and row[0].strip() == "ID"), None)
     if start is None:
         raise ResultsError(f"{source}: no ncu raw-page header (a row starting with \"ID\"); "

@@ -37,7 +37,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from scipy.stats import chi2
 
-from benchtools.results import Record, Results, ResultsError, pow2_label as n_label, read_bytes
+from benchtools.results import Record, Results, ResultsError, parse_json, pow2_label as n_label, read_bytes
 from benchtools.shape import parse_date
 from benchtools.stats import Z95, log_half_widths
 
@@ -402,6 +402,14 @@ class NoiseModel:
         }
 
 
+def require_measured(run: Results) -> None:
+    """ResultsError when the run has no successful benchmark: as an A/A run it would count
+    as a run of its build (passing for the two a model needs) and add nothing to the spread."""
+    if not run.records:
+        raise ResultsError(f"{run.path}: no successful benchmark"
+                           + (f" (all {len(run.errors)} errored)" if run.errors else "") + "; no A/A run")
+
+
 def calibrate(runs: Sequence[Results]) -> NoiseModel:
     """The noise model of A/A runs: all under one set of conditions (else ResultsError),
     none a planted build; runs of one build_key form a build."""
@@ -411,6 +419,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
     for run in runs:
         if run.truncated:
             raise ResultsError(f"{run.path}: truncated (interrupted run?); a partial run is no A/A history")
+        require_measured(run)
         if run.context.get("planted_slowdown"):
             raise ResultsError(f"{run.path}: a planted build ({run.context['planted_slowdown']}) is no A/A run")
         diff = condition_differences(first, run_conditions(run))
@@ -452,7 +461,7 @@ def calibrate(runs: Sequence[Results]) -> NoiseModel:
 def load_noise(path: str) -> NoiseModel:
     """Reads a noise file written by bench-compare --calibrate (ResultsError when unusable)."""
     try:
-        doc = json.loads(read_bytes(path).decode("utf-8"))   # .json or .json.gz
+        doc = parse_json(read_bytes(path).decode("utf-8"))   # .json or .json.gz
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ResultsError(f"{path}: not a noise file (not UTF-8 JSON: {e})") from None
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:

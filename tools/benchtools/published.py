@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from benchtools.cli import entry
-from benchtools.results import (Record, Results, ResultsError, load_results, parse_name, pow2_label, read_text,
-                                representative)
+from benchtools.results import (Record, Results, ResultsError, load_results, parse_json, parse_name, pow2_label,
+                                read_text, representative)
 
 # The repository's copy, found from this package (tools/benchtools) so that the tool runs
 # from any folder; an explicit --published is relative to the caller's folder as usual.
@@ -85,7 +85,7 @@ def _finite(value) -> Optional[float]:
 def load_published(path: str) -> Published:
     """Reads and checks a published-figures file; PublishedError names what is wrong."""
     try:
-        doc = json.loads(read_text(path, "a published-figures file"))
+        doc = parse_json(read_text(path, "a published-figures file"))
     except json.JSONDecodeError as e:
         raise PublishedError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
     if not isinstance(doc, dict) or doc.get("label") != "published":

@@ -110,6 +110,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         args = parser.parse_args(argv)
         runs = [load_complete(p) for p in args.runs]
+        for run in runs:   # before replay(), which takes a model it cannot calibrate for the fixed threshold
+            noise.require_measured(run)
         check_distinct_runs(runs, "A/A runs")
         check_one_gpu_model(runs, args.runs, "A/A runs are of one GPU model")
         result = replay(runs, args.slowdown, Settings(noise=noise.load_noise(args.noise) if args.noise else None))

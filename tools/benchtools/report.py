@@ -333,6 +333,10 @@ def charts_section(charts: List[Tuple[str, str]], note: str) -> str:
     return "\n".join(parts)
 
 
+# A truncated file's benchmarks after the cut are missing, not gone: every page says so.
+TRUNCATED = " (truncated file: an interrupted run)"
+
+
 def run_report(path: str, charts: bool = True, charts_dir: Optional[str] = None,
                out: Optional[Path] = None) -> str:
     """The page of one run; with charts_dir, its charts are the PNGs there, linked
@@ -349,7 +353,7 @@ def run_report(path: str, charts: bool = True, charts_dir: Optional[str] = None,
     subtitle = (f"{run.gpu}, {run.context.get('date', '')}, commit {run.context.get('git_commit', '?')}: "
                 f"{_count(len(representative(run.records)), 'benchmark')}, {_count(len(run.errors), 'error')}"
                 + (f", {throttled} throttled" if throttled else "")
-                + (" (truncated file: an interrupted run)" if run.truncated else ""))
+                + (TRUNCATED if run.truncated else ""))
     sections = [("context", "Context", context_section([run], [Path(path).name]))]
     if charts:
         sections.append(("charts", "Charts", charts_section(drawn, note)))
@@ -413,8 +417,9 @@ def compare_report(base_path: str, other_path: str) -> str:
         ("errors", "Errors and verification failures", errors_section([base, other], ["A", "B"])),
     ]
     return page(f"cuda_bench comparison: {Path(base_path).name} vs {Path(other_path).name}",
-                f"A: {base.gpu}, {base.context.get('date', '')}, commit {base.context.get('git_commit', '?')}  |  "
-                f"B: {other.gpu}, {other.context.get('date', '')}, commit {other.context.get('git_commit', '?')}",
+                "  |  ".join(f"{side}: {run.gpu}, {run.context.get('date', '')}, commit "
+                             f"{run.context.get('git_commit', '?')}" + (TRUNCATED if run.truncated else "")
+                             for side, run in (("A", base), ("B", other))),
                 sections)
 
 

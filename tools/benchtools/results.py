@@ -35,11 +35,10 @@ import gzip
 import json
 import math
 import re
-import sys
 import zlib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 _UNIT_SECONDS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _TOKEN = re.compile(r"^[a-z0-9_]+$")
@@ -207,6 +206,24 @@ def canonical_name(family: str, type: str, variant: str, n: int,
                     + ([f"batch:{batch}"] if batch is not None else []))
 
 
+def parse_json(text: str):
+    """json.loads, with nesting too deep for the parser (a RecursionError) a JSONDecodeError
+    like any other malformed JSON, so that every reader's message for those covers it."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+
+
+def _cut_off(text: str, e: json.JSONDecodeError) -> bool:
+    """Whether the JSON error is where a file cut off mid-write fails: at its end, on its
+    last line (the writer puts each field on a line of its own), and not a complete
+    document followed by more ("Extra data": two runs in one file, or stray text)."""
+    end = text.rstrip(" \t\r\n\0")   # a crash can leave a zero-filled tail
+    # (at 0 nothing parsed: a byte-order mark, nesting too deep; a cut there left nothing to use)
+    return e.msg != "Extra data" and 0 < e.pos and e.pos > end.rfind("\n")
+
+
 def _salvage(text: str) -> Tuple[dict, list]:
     """Context and complete benchmark entries from a file cut off mid-write."""
     decoder = json.JSONDecoder()
@@ -215,7 +232,7 @@ def _salvage(text: str) -> Tuple[dict, list]:
     if m:
         try:
             context, _ = decoder.raw_decode(text, m.end())
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             context = {}
     entries: list = []
     m = re.search(r'"benchmarks"\s*:\s*\[', text)
@@ -226,7 +243,7 @@ def _salvage(text: str) -> Tuple[dict, list]:
                 pos += 1
             try:
                 obj, pos = decoder.raw_decode(text, pos)
-            except json.JSONDecodeError:
+            except (json.JSONDecodeError, RecursionError):
                 break
             entries.append(obj)  # validated with the rest: a non-object entry is an error either way
     return context, entries
@@ -364,9 +381,9 @@ def load_results(path: str | Path) -> Results:
     text = _read_text(path)
     truncated = False
     try:
-        doc = json.loads(text)
+        doc = parse_json(text)
     except json.JSONDecodeError as e:
-        context, entries = _salvage(text)
+        context, entries = _salvage(text) if _cut_off(text, e) else ({}, [])
         if not context or not entries:
             raise ResultsError(f"{path}: not valid JSON ({e.msg} at line {e.lineno})") from None
         doc, truncated = {"context": context, "benchmarks": entries}, True
@@ -433,16 +450,6 @@ def truncation_warning(prog: str, run: Results) -> str:
             f"using its {len(run.records)} complete entries")
 
 
-def load_runs(paths: Sequence[str | Path], prog: str) -> List[Results]:
-    """load_results for each path; a truncated file is used with a warning on stderr
-    (prefixed by the tool's name), the same in every tool that accepts one."""
-    runs = [load_results(p) for p in paths]
-    for run in runs:
-        if run.truncated:
-            print(truncation_warning(prog, run), file=sys.stderr)
-    return runs
-
-
 def interleaved_together(a: Record, b: Record) -> bool:
     """Whether the two were sampled round-robin in one interleave group of one run
     (a group's name repeats in every run: the source tells the runs apart, and the
@@ -504,7 +511,7 @@ def benchmark_fields(path: str | Path, keys: Iterable[str]) -> Dict[str, Dict[st
     wanted = list(keys)
     text = read_text(path)
     try:
-        entries = json.loads(text).get("benchmarks", [])
+        entries = parse_json(text).get("benchmarks", [])
     except json.JSONDecodeError:
         entries = _salvage(text)[1]
     out: Dict[str, Dict[str, object]] = {}
