@@ -1,7 +1,8 @@
 // floor_scan: an inclusive prefix sum out[i] = in[0] + ... + in[i] (int32,
 // float32) in one launch that moves the input once and the output once, aimed
-// at the copy roof (at 2^30, 0.98 of copy_memcpy on an H100 and 0.87 on an
-// H200, int32 and float32; CUB 0.82 and 0.73: results/versus/README.md).
+// at the copy roof (at 2^30, 0.98 of copy_memcpy on an H100, measured before
+// the two-hop look-back, and 0.89-0.90 on an H200, int32 and float32; CUB 0.82
+// and 0.73: results/versus/README.md).
 // Independent of the benchmark harness: only CUDA and libcu++.
 //
 // Design (single pass, decoupled look-back in the spirit of Merrill & Garland
@@ -26,19 +27,22 @@
 //     soon as it has it; a group's last tile publishes the group's aggregate
 //     G = (sum of its A) and the inclusive prefix of its group
 //     P[g] = (P[g-32] + sum of G[g-31 .. g-1]) + G[g]; a tile's exclusive
-//     prefix is P[g-2] + (sum of the A of group g-1) + (sum of the A before
-//     it in its group). Each sum is over
+//     prefix is ((P[g-33] + sum of G[g-32 .. g-2]) + sum of the A of group
+//     g-1) + sum of the A before it in its group. Each sum is over
 //     warp lanes in a fixed shuffle tree, so every value is a fixed expression
 //     of the input whatever the timing: float results are bitwise identical
 //     from call to call (CUB's look-back, which stops at whichever prefix it
 //     meets first, is not). A tile waits on the A of the up to 63 tiles
-//     before it (one hop: each is published as its tile has loaded), on P[g-2]
-//     (a tile 33 or more before published it) and, as a group's last, on G of
-//     the 31 groups before (each published as soon as its group's A are in)
-//     and P[g-32]: the only chain of waits is P's, one round trip per 32
-//     groups. Before its first look a tile naps (kFirstReadNs, long when the
-//     call has many waves of tiles): polling sooner only adds L2 traffic
-//     while the tiles before it are still loading;
+//     before it (one hop: each is published as its tile has loaded), on the G
+//     of the groups before those (two hops: each published as soon as its
+//     group's A are in, by its last tile, which does not nap), and on P[g-33]
+//     (published a thousand tiles before); a group's last tile also waits on
+//     G of the 31 groups before and P[g-32] to publish P[g]. Nothing waits on
+//     a P published less than 33 groups before: the only chain of waits is
+//     P's, one round trip per 32 groups. A tile polls everything it still
+//     lacks at once, one round trip a turn. Before its first look a tile naps
+//     (kFirstReadNs, longer when the call has many waves of tiles): polling
+//     sooner only adds L2 traffic while the tiles before it are still loading;
 //   - a status word is 64 bits: the value's bits high, the call's tag low,
 //     written and read with one relaxed 8-byte access (single-copy atomic, no
 //     fence). A word is ready when its tag is this call's;
@@ -174,15 +178,20 @@ __device__ inline unsigned tag_of(Word w) { return static_cast<unsigned>(w); }
 // 3.6% faster int32 / float32 on an H100, 5.7% / 5.5% on an H200, 2^22,
 // 2^23, 2^25, 2^26 no different (0.24% once, 2^25 int32 on the H100, whose
 // code did not change); earlier, on the H200 alone, 0, 200 and 400 ns alike,
-// 800 ns 1% and 1200 ns 3% slower (experiments/scan_naps/).
-constexpr int kFirstReadNs = 400, kFirstReadLongNs = 2400, kPollNs = 100;
+// 800 ns 1% and 1200 ns 3% slower (experiments/scan_naps/). The long nap is
+// 1200 ns since the two-hop look-back (exclusive_prefix): on an H200, one
+// process a setting, two rounds (experiments/scan_wait/), 1600 ns the same,
+// 600 and 900 ns 0.8-1.3% slower, 2400 ns 3.0-4.2% slower at 2^26-2^30; the
+// poll nap at 50 or 200 ns the same as 100. A group's last tile does not nap:
+// the tiles after it wait on the G it publishes. Not measured on an H100 since.
+constexpr int kFirstReadNs = 400, kFirstReadLongNs = 1200, kPollNs = 100;
 constexpr std::size_t kLongNapTiles = 1024;
 __device__ inline void nap(int ns) {
   if (ns > 0) __nanosleep(ns);
 }
 // Before a tile's first status read, and between its polls.
-__device__ inline int first_nap_ns(std::size_t tiles, bool staged) {
-  if (tiles <= kFan) return 0;
+__device__ inline int first_nap_ns(std::size_t tiles, bool staged, bool last_of_group = false) {
+  if (tiles <= kFan || last_of_group) return 0;
   return tiles >= kLongNapTiles && !staged ? kFirstReadLongNs : kFirstReadNs;
 }
 __device__ inline int poll_nap_ns(std::size_t tiles) { return tiles > kFan ? kPollNs : 0; }
@@ -251,13 +260,15 @@ struct TileIO {
   }
 };
 
-// Warp 0 of tile `tile` (tag: this call's; tiles > kFlatTiles): the sum of every element before
-// the tile, P[g-2] + (sum of the A of group g-1) + (sum of the A before it in
-// group g), after publishing, as the group's last tile, G[g] and
-// P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g]. A tile waits on the A of the
-// tiles before it directly (one hop: published as each has loaded), never on
-// a P its neighbours compute from them (P[g-1] would be a second hop: the
-// group's last tile reads its group's A, then publishes P[g-1]).
+// Warp 0 of tile `tile` (tag: this call's; tiles > kFlatTiles): the sum of
+// every element before the tile, ((P[g-33] + sum G[g-32 .. g-2]) + sum of the
+// A of group g-1) + sum of the A before it in group g, after publishing, as
+// the group's last tile, G[g] and P[g] = (P[g-32] + sum G[g-31 .. g-1]) + G[g].
+// A tile waits on the A of the tiles before it directly (one hop: published as
+// each has loaded) and on the G of the groups before (two hops: each group's
+// last tile publishes its G as soon as it has read its group's A), never on a
+// P published less than 33 groups before (P[g-2] was a third hop: its tile
+// publishes it only after reading G[g-33 .. g-3]).
 template <class T>
 __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::size_t tiles, unsigned tag,
                              T aggregate, bool staged) {
@@ -265,43 +276,53 @@ __device__ T exclusive_prefix(Word* ws, const Layout& l, std::size_t tile, std::
   const std::size_t group = tile / kFan;
   const int in_group = static_cast<int>(tile % kFan);
   const bool last = in_group == kFan - 1;
-  const long long g_index = static_cast<long long>(group) - (kFan - 1) + lane;  // lane < 31: G[g-31 .. g-1]
-  const bool want_a = lane < in_group;                       // A of this group, before the tile
-  const bool want_b = group >= 1;                            // A of the group before, every lane
-  const bool want_g = last && lane < kFan - 1 && g_index >= 0;
-  const bool want_p = lane == 31 && group >= 2;              // P[g-2]
-  const bool want_q = last && lane == 30 && group >= kFan;   // P[g-32]
-  Word* const a_word = ws + l.a + group * kFan + lane;
-  Word* const b_word = ws + l.a + (want_b ? (group - 1) * kFan + lane : 0);
-  Word* const g_word = ws + l.g + (want_g ? g_index : 0);
-  Word* const p_word = ws + l.p + (want_p ? group - 2 : want_q ? group - kFan : 0);
-  // One round of loads first, then each lane waits on what it still lacks.
+  // Three words a lane: A[32g + lane] (lane < in_group), A[32(g-1) + lane],
+  // and G[g-32 + lane] (lane < 31) or, in lane 31, P[g-33]. Word offsets are
+  // 32-bit (the layout is under 2^32 words: tiles < 2^31).
+  const long long h_index = static_cast<long long>(group) - kFan + lane;
+  const bool want_a = lane < in_group;
+  const bool want_b = group >= 1;
+  const bool want_h = lane < kFan - 1 ? h_index >= 0 && group >= 2 : group >= kFan + 1;
+  const unsigned a_at = static_cast<unsigned>(l.a + group * kFan + lane);
+  const unsigned b_at = want_b ? static_cast<unsigned>(l.a + (group - 1) * kFan + lane) : 0u;
+  const unsigned h_at = !want_h ? 0u
+                        : lane < kFan - 1 ? static_cast<unsigned>(l.g + h_index)
+                                          : static_cast<unsigned>(l.p + group - kFan - 1);
   const int poll_ns = poll_nap_ns(tiles);
-  nap(first_nap_ns(tiles, staged));
-  Word a = want_a ? peek(a_word) : Word{tag};
-  Word b = want_b ? peek(b_word) : Word{tag};
-  Word g = want_g ? peek(g_word) : Word{tag};
-  Word p = want_p || want_q ? peek(p_word) : Word{tag};
-  while (tag_of(a) != tag) nap(poll_ns), a = peek(a_word);
-  const T a_sum = warp_sum(want_a ? value_of<T>(a) : T(0));
+  nap(first_nap_ns(tiles, staged, last));
+  Word a = want_a ? peek(ws + a_at) : Word{tag};
+  Word b = want_b ? peek(ws + b_at) : Word{tag};
+  Word h = want_h ? peek(ws + h_at) : Word{tag};
   if (last) {
-    // G[g] first: it needs only this group's A. (Published after the waits
-    // below, each G would wait on the G before it: one round trip per group.)
-    const T group_total = add(a_sum, aggregate);
+    // G[g] first: it needs only this group's A (published after the waits
+    // below, each G would wait on the G before it: one round trip a group).
+    while (tag_of(a) != tag) nap(poll_ns), a = peek(ws + a_at);
+    const T group_total = add(warp_sum(want_a ? value_of<T>(a) : T(0)), aggregate);
     if (lane == 0) publish(ws + l.g + group, pack(group_total, tag));
+    // P[g]: lanes 0-30 G[g-31 .. g-1], lane 31 P[g-32].
+    const long long g_index = static_cast<long long>(group) - (kFan - 1) + lane;
+    const bool want_g = lane < kFan - 1 ? g_index >= 0 : group >= kFan;
+    Word* const g_word = ws + (lane < kFan - 1 ? l.g + (want_g ? g_index : 0) : l.p + (want_g ? group - kFan : 0));
+    Word g = want_g ? peek(g_word) : Word{tag};
     while (tag_of(g) != tag) nap(poll_ns), g = peek(g_word);
-    if (want_q)
-      while (tag_of(p) != tag) nap(poll_ns), p = peek(p_word);
-    const T g_sum = warp_sum(want_g ? value_of<T>(g) : T(0));
-    const T before = __shfl_sync(0xFFFFFFFFu, want_q ? value_of<T>(p) : T(0), 30);
+    const T g_sum = warp_sum(want_g && lane < kFan - 1 ? value_of<T>(g) : T(0));
+    const T before = __shfl_sync(0xFFFFFFFFu, want_g ? value_of<T>(g) : T(0), 31);
     if (lane == 0) publish(ws + l.p + group, pack(add(add(before, g_sum), group_total), tag));
   }
-  while (tag_of(b) != tag) nap(poll_ns), b = peek(b_word);
-  if (want_p)
-    while (tag_of(p) != tag) nap(poll_ns), p = peek(p_word);
+  // Everything still lacking, polled at once: one round trip a turn.
+  for (;;) {
+    const bool ready = tag_of(a) == tag && tag_of(b) == tag && tag_of(h) == tag;
+    if (__all_sync(0xFFFFFFFFu, ready)) break;
+    nap(poll_ns);
+    if (tag_of(a) != tag) a = peek(ws + a_at);
+    if (tag_of(b) != tag) b = peek(ws + b_at);
+    if (tag_of(h) != tag) h = peek(ws + h_at);
+  }
+  const T a_sum = warp_sum(want_a ? value_of<T>(a) : T(0));
   const T b_sum = warp_sum(want_b ? value_of<T>(b) : T(0));
-  const T p_before = __shfl_sync(0xFFFFFFFFu, want_p ? value_of<T>(p) : T(0), 31);
-  return add(add(p_before, b_sum), a_sum);
+  const T h_sum = warp_sum(want_h && lane < kFan - 1 ? value_of<T>(h) : T(0));
+  const T p_before = __shfl_sync(0xFFFFFFFFu, want_h ? value_of<T>(h) : T(0), 31);
+  return add(add(add(p_before, h_sum), b_sum), a_sum);
 }
 
 // Every thread of tile `tile` (tiles <= kFlatTiles): the sum of the A of the
@@ -551,8 +572,13 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // tile's loads under the current look-back, its A published after it), 16% slower
 // at best on an H200 at 2^30. With every A published before its load (timing only,
 // experiments/scan_fake_a/) and a short nap, this grid runs at its data path on an
-// H200 (0.92 of copy_memcpy at 2^30): the 6% it lacks is the wait for the tiles'
-// loads, which the long first nap covers.
+// H200 (0.92 of copy_memcpy at 2^30). Traced (experiments/scan_wait/), the wait was
+// not for the tiles' loads but for P[g-2], three hops away: a status round trip
+// takes 1-1.5 us under the scan's traffic, and the waits after the first round
+// went one word after another. Reading the G of the groups before instead (two
+// hops), polling all at once and the group's last tile not napping: H200, tools/
+// run-ab against 548f884, 6 rounds (results/versus/nvidia-h200/ab_scan_two_hops.md):
+// 2^24-2^30 2.5-5.4% faster, int32 and float32, every round; 2^20-2^23 no different.
 template <int Block>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
 
@@ -587,8 +613,8 @@ constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) 
 // sooner. Sweeps, one process a setting (experiments/scan_prefetch/), int32,
 // 2^25 / 2^28 / 2^30: H200 4.8-6.1% faster at 1/2 to 1 grid ahead, 1.6% at
 // 1/4, 1.2% with the prefetch at the ticket instead of the look-back; H100 best
-// at 3/4 (4.4-5.5%). The long first nap stays: 1600 ns was 0.5% faster on an
-// H200, 1.2% slower on an H100. tools/run-ab against 02c3cb3, 6 rounds,
+// at 3/4 (4.4-5.5%). The long first nap stayed at 2400 ns then: 1600 ns was 0.5%
+// faster on an H200, 1.2% slower on an H100. tools/run-ab against 02c3cb3, 6 rounds,
 // 2^24-2^30, int32 and float32 (results/versus/<gpu>/ab_scan_prefetch.md):
 // 2^25-2^30 3.7-5.5% faster on an H200 and 4.1-5.4% on an H100, every round;
 // 2^24 (staged, unchanged) no different. The copy roof at 2^30 after it: H100
