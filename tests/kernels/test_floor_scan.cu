@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "families/scan.cuh"
@@ -89,17 +90,22 @@ class FloorScan : public StreamTest {
 TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
   // 256 x 32 (the choice to 2^22): 512 tiles, the flat look-back's most;
   // 512 x 32 (above): 1024 tiles, staged (a persistent grid, the helpers'
-  // sums as A), the last tile partial; 1025 tiles = 33 groups, the last of one tile.
-  for (const std::size_t n :
-       {(std::size_t{1} << 22) - 3, (std::size_t{1} << 24) - 5, (std::size_t{1} << 24) + 5}) {
-    SCOPED_TRACE("n " + std::to_string(n));
-    make_workspace(workspace_for(n, {}));
+  // sums as A), the last tile partial; 1025 tiles = 33 groups, the last of one tile;
+  // 128 x 8: 1281 tiles = 41 groups on the persistent grid, so groups 33-40 add
+  // P[g-33] to the G of the 31 groups before.
+  const std::pair<std::size_t, Config> calls[] = {{(std::size_t{1} << 22) - 3, Config{}},
+                                                  {(std::size_t{1} << 24) - 5, Config{}},
+                                                  {(std::size_t{1} << 24) + 5, Config{}},
+                                                  {1281 * 1024 - 5, Config{128, 8}}};
+  for (const auto& [n, c] : calls) {
+    SCOPED_TRACE("n " + std::to_string(n) + (c.block ? " 128 x 8" : ""));
+    make_workspace(workspace_for(n, c));
     const auto host = data<float>(n, 1);
     DeviceBuffer<float> in(n), out(n);
     ASSERT_EQ(cudaMemcpy(in.get(), host.data(), n * sizeof(float), cudaMemcpyHostToDevice), cudaSuccess);
     std::vector<float> first(n), again(n);
     for (int call = 0; call < 100; ++call) {
-      ASSERT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_), cudaSuccess);
+      ASSERT_EQ(inclusive_sum(in.get(), out.get(), n, ws_.get(), ws_.bytes(), stream_, c), cudaSuccess);
       ASSERT_EQ(cudaMemcpyAsync((call == 0 ? first : again).data(), out.get(), n * sizeof(float),
                                 cudaMemcpyDeviceToHost, stream_),
                 cudaSuccess);
