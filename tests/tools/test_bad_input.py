@@ -85,6 +85,9 @@ BAD_FILES = [
     ("zero time", set_first("real_time", 0), "real_time is 0: not a measurement"),
     ("negative time", set_first("real_time", -3.5), "real_time is -3.5: not a measurement"),
     ("time as text", set_first("real_time", "fast"), "real_time is 'fast', not a number"),
+    # Google Benchmark writes every measurement as a JSON number: one in a string is not its file.
+    ("time as a numeral in text", set_first("real_time", "12.5"), "real_time is '12.5', not a number"),
+    ("rate as a numeral in text", set_first("bytes_per_second", "1e9"), "bytes_per_second is '1e9', not a number"),
     ("no time", drop_first("real_time"), "real_time is missing"),
     ("no time unit", drop_first("time_unit"), "time_unit is missing"),
     ("odd time unit", set_first("time_unit", "fortnights"), "time_unit is 'fortnights'"),

@@ -202,6 +202,17 @@ def test_without_aa_runs_only_the_baseline_is_written(repo, capsys):
         f"commit it: git add {BASELINE}"]
 
 
+def test_a_baseline_that_records_no_commit_is_reported_as_unknown(repo, capsys):
+    base = session(repo)[0]
+    doc = json.loads(Path(base).read_text())
+    del doc["context"]["git_commit"]
+    Path(base).write_text(json.dumps(doc))
+    rc, out, err = refresh_main([base], capsys)
+    assert rc == 0, err
+    assert out.splitlines()[0] == (f"new baseline: {BASELINE} (NVIDIA H200, commit unknown: "
+                                   f"the run records no git_commit)")
+
+
 def _errored(path):
     doc = json.loads(Path(path).read_text())
     doc["benchmarks"][0].update(error_occurred=True, error_message="cudaErrorMemoryAllocation")

@@ -354,6 +354,15 @@ def ab_row(tmp_path, files, name):
     return json.loads((tmp_path / name).read_text())["benchmarks"][0]
 
 
+@pytest.mark.parametrize("option", ["--burst-time", "--build-seconds", "--wall-seconds"])
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "1e400"])
+def test_the_report_s_seconds_must_be_finite_numbers(tmp_path, capsys, option, value):
+    a = burst(tmp_path / "a.json", 1.0)
+    b = burst(tmp_path / "b.json", 1.0)
+    assert run_ab.main([f"base={a}", f"head={b}", f"{option}={value}"]) == 2
+    assert f"expected a number of seconds >= 0, got '{value}'" in capsys.readouterr().err
+
+
 def test_bursts_without_samples_or_of_two_gpus_are_refused(tmp_path, capsys):
     a = burst(tmp_path / "a.json", 1.0)
     doc = json.loads(Path(a).read_text())

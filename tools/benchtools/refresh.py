@@ -206,7 +206,8 @@ def execute(r: Refresh) -> List[str]:
         text = json.dumps(r.model.to_json(), indent=1) + "\n"
         write_text("--noise", r.noise_path, text, gz=r.noise_path.endswith(".gz"))
     _copy(*r.copies[0])
-    lines = [f"new baseline: {r.baseline} ({r.session[0].gpu}, commit {r.session[0].context.get('git_commit')})"]
+    commit = r.session[0].context.get("git_commit") or "unknown: the run records no git_commit"
+    lines = [f"new baseline: {r.baseline} ({r.session[0].gpu}, commit {commit})"]
     if r.model is None:
         if Path(r.noise_path).exists():
             lines.append(f"noise file {r.noise_path} NOT recalibrated (no A/A runs: REGRESSION_AA_RUNS=0); "

@@ -249,10 +249,12 @@ def _salvage(text: str) -> Tuple[dict, list]:
     return context, entries
 
 
-def _number(value, what: str, positive: bool) -> float:
+def _number(value, what: str, positive: bool, text: bool = False) -> float:
     """A finite number (> 0 when positive, else >= 0); ValueError naming `what` otherwise.
-    NaN, Infinity, a zero time or a negative rate is a broken measurement, never a data point."""
-    if isinstance(value, bool):
+    NaN, Infinity, a zero time or a negative rate is a broken measurement, never a data point.
+    A measurement is a JSON number, as Google Benchmark writes it; text only where the
+    writer puts numbers in strings (text: the context's peaks)."""
+    if isinstance(value, bool) or (isinstance(value, str) and not text):
         raise ValueError(f"{what} is {value!r}, not a number")
     try:
         v = float(value)
@@ -324,7 +326,7 @@ def _check_context(path: str, context: dict) -> None:
     for key, value in context.items():
         if _PEAK_KEY.match(key):
             try:
-                _number(value, f"context {key}", positive=True)
+                _number(value, f"context {key}", positive=True, text=True)
             except ValueError as e:
                 raise ResultsError(f"{path}: {e}") from None
 

@@ -21,6 +21,7 @@ Exit 0; 1 when a benchmark reported an error in some burst (listed);
 from __future__ import annotations
 
 import json
+import math
 import sys
 import traceback
 from dataclasses import dataclass, field
@@ -254,7 +255,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the bursts in the order measured: base=FILE or head=FILE")
     parser.add_argument("--base-label", default="BASE", help="what BASE is (revision, build)")
     parser.add_argument("--head-label", default="HEAD", help="what HEAD is")
-    number = checked(lambda v: v >= 0, "a number of seconds >= 0")
+    number = checked(lambda v: 0 <= v < math.inf, "a number of seconds >= 0")
     parser.add_argument("--burst-time", type=number, help="the bursts' --max-time, for the report")
     parser.add_argument("--build-seconds", type=number, help="time spent building, for the report")
     parser.add_argument("--wall-seconds", type=number, help="the whole A/B's wall time, for the report")
