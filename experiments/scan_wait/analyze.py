@@ -32,15 +32,18 @@ def main(paths):
         rnd = np.where(m[:, 7] > 0, m[:, 7].astype(np.int64) - start, -1)
         block = (m[:, 5] >> np.uint64(32)).astype(np.int64)
         sm = (m[:, 5] & np.uint64(0xFFFFFFFF)).astype(np.int64)
-        # the latest A each tile reads: tiles 32(g-1) .. t-1 (a running max over a window)
+        # the latest A each tile reads, tiles 32(g-1) .. t-1 (a running max over a window),
+        # and how many tiles back it came from
         t = np.arange(tiles)
         g = t // FAN
         lo = np.maximum((g - 1) * FAN, 0)
         need_a = np.full(tiles, -1, dtype=np.int64)
+        late = np.zeros(tiles, dtype=np.int64)
         for k in range(1, 2 * FAN):
             j = t - k
-            ok = (j >= lo) & (j >= 0)
-            need_a = np.where(ok, np.maximum(need_a, apub[np.maximum(j, 0)]), need_a)
+            v = np.where((j >= lo) & (j >= 0), apub[np.maximum(j, 0)], -1)
+            late = np.where(v > need_a, k, late)
+            need_a = np.maximum(need_a, v)
         pg2 = np.full(tiles, -1, dtype=np.int64)
         has = g >= 2
         pg2[has] = ppub[(g[has] - 2) * FAN + FAN - 1]
@@ -62,15 +65,6 @@ def main(paths):
             rows += [("round", (rnd - apub)[k]), ("polls", (prefix - rnd)[k])]
         for name, v in rows + [("store", store)]:
             print(summary(name, v[s] if len(v) == tiles else v))
-        # which predecessor is the latest: distance back to the tile whose A came last
-        late = np.zeros(tiles, dtype=np.int64)
-        best = np.full(tiles, -1, dtype=np.int64)
-        for k in range(1, 2 * FAN):
-            j = t - k
-            ok = (j >= lo) & (j >= 0)
-            v = np.where(ok, apub[np.maximum(j, 0)], -1)
-            late = np.where(v > best, k, late)
-            best = np.maximum(best, v)
         d = late[s]
         print("   latest A came from the tile k before: " +
               ", ".join(f"k={k} {np.mean(d == k) * 100:.0f}%" for k in (1, 2, 3, 4)) +
