@@ -455,60 +455,107 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
   load(x, base, valid);
 
   // Each vector in place, then one warp scan per row (independent), rows chained.
-  T incl[kRows];
-#pragma unroll
-  for (int j = 0; j < kRows; ++j) {
-    x[j][1] = add(x[j][0], x[j][1]);
-    x[j][2] = add(x[j][1], x[j][2]);
-    x[j][3] = add(x[j][2], x[j][3]);
-    incl[j] = x[j][3];
-  }
-#pragma unroll
-  for (int d = 1; d < 32; d *= 2) {
+  T before_warp = T(0), aggregate = T(0);
+  if constexpr (Items > 32) {
+    // The wide shapes (kWide): each row's lane offsets are added to x as soon
+    // as they are known, and the warp scan runs in x[j][3] itself, so no row
+    // base stays live through the barrier. int32 256 x 80 spilled 44 bytes a
+    // thread the other way and none this way; 256 x 88 120 -> 8 bytes; float32
+    // 256 x 96 20 -> 0 (ptxas, nvcc 13.0). Floats: a fixed expression still,
+    // before_warp + ((carry + lanes before) + x).
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
-      const T y = __shfl_up_sync(0xFFFFFFFFu, incl[j], d);
-      if (lane >= d) incl[j] = add(y, incl[j]);
+      x[j][1] = add(x[j][0], x[j][1]);
+      x[j][2] = add(x[j][1], x[j][2]);
+      x[j][3] = add(x[j][2], x[j][3]);
     }
-  }
-  T before_in_row[kRows];  // this lane's vectors before it in the warp: rows before, lanes before
-  T carry = T(0);
 #pragma unroll
-  for (int j = 0; j < kRows; ++j) {
-    const T excl = __shfl_up_sync(0xFFFFFFFFu, incl[j], 1);
-    before_in_row[j] = add(carry, lane == 0 ? T(0) : excl);
-    carry = add(carry, __shfl_sync(0xFFFFFFFFu, incl[j], 31));
-  }
-  if (lane == 0) warp_totals[warp] = carry;
-  __syncthreads();
-  after_totals();
-  T before_warp = T(0), aggregate = T(0);
-  if constexpr (LookBack || !Vectors) {
+    for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+        const T y = __shfl_up_sync(0xFFFFFFFFu, x[j][3], d);
+        if (lane >= d) x[j][3] = add(y, x[j][3]);
+      }
+    }
+    T carry = T(0);  // the rows before, whole
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const T excl = __shfl_up_sync(0xFFFFFFFFu, x[j][3], 1);
+      const T total = __shfl_sync(0xFFFFFFFFu, x[j][3], 31);
+      const T b = add(carry, lane == 0 ? T(0) : excl);
+#pragma unroll
+      for (int c = 0; c < 3; ++c) x[j][c] = add(b, x[j][c]);
+      x[j][3] = add(carry, x[j][3]);
+      carry = add(carry, total);
+    }
+    if (lane == 0) warp_totals[warp] = carry;
+    __syncthreads();
+    after_totals();
 #pragma unroll
     for (int w = 0; w < kWarps; ++w) {
       const T t = warp_totals[w];
       if (w < warp) before_warp = add(before_warp, t);
       aggregate = add(aggregate, t);
     }
+#pragma unroll
+    for (int j = 0; j < kRows; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) x[j][c] = add(before_warp, x[j][c]);
   } else {
-    // tiles_only on aligned data (the bound, scan_tiles): one warp sum, not the
-    // unrolled loop above, which without the look-back's code after it spilled
-    // 24 bytes a thread at int32 512 x 32 (ptxas): 19% more store sectors from
-    // the SMs and 2.5% more DRAM writes than the output at 2^26-2^28, 1.7% of
-    // the time at 2^30 on an H100 (docs/audit.md). The element-by-element path
-    // keeps the loop: the warp sum made it spill 8 bytes where it spilled 0-4.
-    before_warp = warp_sum(lane < warp ? warp_totals[lane] : T(0));
-  }
-  // What precedes each element within the tile is added now, so that only x
-  // stays live through the look-back (fewer registers than carrying the row
-  // bases: the 16-byte path no longer spills under the 64-register cap; the
-  // element-by-element path, for misaligned or partial tiles, still spills 4
-  // bytes at 512 x 32).
+    T incl[kRows];
 #pragma unroll
-  for (int j = 0; j < kRows; ++j) {
-    const T row_base = add(before_warp, before_in_row[j]);
+    for (int j = 0; j < kRows; ++j) {
+      x[j][1] = add(x[j][0], x[j][1]);
+      x[j][2] = add(x[j][1], x[j][2]);
+      x[j][3] = add(x[j][2], x[j][3]);
+      incl[j] = x[j][3];
+    }
 #pragma unroll
-    for (int c = 0; c < 4; ++c) x[j][c] = add(row_base, x[j][c]);
+    for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+      for (int j = 0; j < kRows; ++j) {
+        const T y = __shfl_up_sync(0xFFFFFFFFu, incl[j], d);
+        if (lane >= d) incl[j] = add(y, incl[j]);
+      }
+    }
+    T before_in_row[kRows];  // this lane's vectors before it in the warp: rows before, lanes before
+    T carry = T(0);
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const T excl = __shfl_up_sync(0xFFFFFFFFu, incl[j], 1);
+      before_in_row[j] = add(carry, lane == 0 ? T(0) : excl);
+      carry = add(carry, __shfl_sync(0xFFFFFFFFu, incl[j], 31));
+    }
+    if (lane == 0) warp_totals[warp] = carry;
+    __syncthreads();
+    after_totals();
+    if constexpr (LookBack || !Vectors) {
+#pragma unroll
+      for (int w = 0; w < kWarps; ++w) {
+        const T t = warp_totals[w];
+        if (w < warp) before_warp = add(before_warp, t);
+        aggregate = add(aggregate, t);
+      }
+    } else {
+      // tiles_only on aligned data (the bound, scan_tiles): one warp sum, not the
+      // unrolled loop above, which without the look-back's code after it spilled
+      // 24 bytes a thread at int32 512 x 32 (ptxas): 19% more store sectors from
+      // the SMs and 2.5% more DRAM writes than the output at 2^26-2^28, 1.7% of
+      // the time at 2^30 on an H100 (docs/audit.md). The element-by-element path
+      // keeps the loop: the warp sum made it spill 8 bytes where it spilled 0-4.
+      before_warp = warp_sum(lane < warp ? warp_totals[lane] : T(0));
+    }
+    // What precedes each element within the tile is added now, so that only x
+    // stays live through the look-back (fewer registers than carrying the row
+    // bases: the 16-byte path no longer spills under the 64-register cap; the
+    // element-by-element path, for misaligned or partial tiles, still spills 4
+    // bytes at 512 x 32).
+#pragma unroll
+    for (int j = 0; j < kRows; ++j) {
+      const T row_base = add(before_warp, before_in_row[j]);
+#pragma unroll
+      for (int c = 0; c < 4; ++c) x[j][c] = add(row_base, x[j][c]);
+    }
   }
 
   if (LookBack && tiles > 1) {
@@ -558,7 +605,8 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // slower at 2^26-2^30 (float32 no different; H100, tools/run-ab, 6 rounds,
 // 2026-11-27), with the same memory instructions in the PTX.
 // At most 64 registers a thread: two 512-thread blocks (four of 256, eight of
-// 128) fit an SM's 64K registers, so one tile loads while another waits. (The
+// 128) fit an SM's 64K registers, so one tile loads while another waits (the
+// wide shapes, kWide, two 256-thread blocks of 128). (The
 // one-hop look-back needs 74 for int32 512 x 32 otherwise: one block an SM,
 // 4.8-6.3% slower from 2^26 to 2^30 on an H100, tools/run-ab.) Tried and not
 // landed around this choice (experiments/, results/versus/README.md): tiles of
@@ -579,8 +627,10 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // hops), polling all at once and the group's last tile not napping: H200, tools/
 // run-ab against 548f884, 6 rounds (results/versus/nvidia-h200/ab_scan_two_hops.md):
 // 2^24-2^30 2.5-5.4% faster, int32 and float32, every round; 2^20-2^23 no different.
-template <int Block>
-inline constexpr int kMinBlocksPerSm = 65536 / (Block * 64);
+// The wide shapes (kWide, more than 32 items a thread) are allowed Items + 32
+// registers, still two blocks an SM (256 x 88 and 256 x 96: 128).
+template <int Block, int Items>
+inline constexpr int kMinBlocksPerSm = 65536 / (Block * (Items > 32 ? Items + 32 : 64));
 
 // Staging pays where a call has a few waves of tiles, whose loads and
 // look-backs otherwise move in step. H100, tools/run-ab against one tile a
@@ -601,6 +651,29 @@ constexpr bool staged_call(bool vectors, std::size_t tiles) {  // host: which ke
 // no different), H200 all 12 cells 0.9-1.7% faster.
 constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) {
   return vectors && look_back && tiles > kStagedTiles;
+}
+
+// The wide shapes: a call by n (Config{}) that takes the persistent grid at
+// kWide<T> (aligned, more than kStagedTiles of its tiles, with the look-back)
+// takes it there, not at choose(n)'s 512 x 32. Two blocks an SM still, each
+// holding 88 or 96 KiB of the tile in registers (Items + 32 of them, 128 a
+// thread) against 64 KiB: more bytes in flight on an SM while the other block
+// looks back, and a third fewer look-backs. H200, one interleaved process a
+// shape, two mirrored rounds (experiments/scan_shapes/, GPU-9a48c30d), 2^30
+// against 512 x 32: float32 256 x 96 2172.9 us against 2249.9 (0.924 of
+// copy_memcpy against 0.892), int32 256 x 88 2200.7 against 2254.1 (0.912
+// against 0.890); int32 spills at 256 x 96 (52 bytes a thread: 2268 us). The
+// other shapes tried, 2 blocks an SM at up to 168 registers, or 3: slower, or
+// a spill at int32.
+template <class T>
+inline constexpr Config kWide = std::is_integral_v<T> ? Config{256, 88} : Config{256, 96};
+constexpr std::size_t tile_count(std::size_t n, Config c) {
+  const std::size_t tile = std::size_t(c.block) * c.items;
+  return n == 0 ? 1 : (n + tile - 1) / tile;
+}
+template <class T>
+constexpr bool wide_call(std::size_t n, Config c, bool vectors, bool look_back) {
+  return c.block == 0 && c.items == 0 && persistent_call(vectors, tile_count(n, kWide<T>), look_back);
 }
 
 // The persistent grid's L2 prefetch: while warp 0 looks back for tile t (the
@@ -673,7 +746,7 @@ __device__ void reset_after_last_tag(Word* ws, unsigned tag, std::size_t blocks,
 }
 
 template <class T, int Block, int Items, bool Vectors, bool LookBack = true>
-__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block, Items>)
     scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
   __shared__ T warp_totals[Block / 32];
   __shared__ T prefix_shared;
@@ -705,7 +778,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
 // look-back, the L2 prefetch of a tile 3/4 of the grid ahead (prefetch_ahead).
 // Every block takes one ticket past the last tile.
 template <class T, int Block, int Items>
-__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block, Items>)
     persistent_scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles,
                            Word* ws) {
   __shared__ T warp_totals[Block / 32];
@@ -738,7 +811,7 @@ __global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
 }
 
 template <class T, int Block, int Items, bool LookBack = true>
-__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block>)
+__global__ void __launch_bounds__(Block, kMinBlocksPerSm<Block, Items>)
     staged_scan_kernel(const T* __restrict__ in, T* __restrict__ out, std::size_t n, std::size_t tiles, Word* ws) {
   extern __shared__ uint4 staged[];  // Staging::kBytes, the block's next tile
   __shared__ T warp_totals[Block / 32];
@@ -809,12 +882,21 @@ inline bool compiled(Config c) { return one_of(c.block, BlockSizes{}) && one_of(
 }  // namespace detail
 
 // The tiles a call on n elements with Config c takes (at least one); 0 when c
-// (after the choice by n) is not a compiled pair.
+// (after the choice by n) is not a compiled pair. A call by n may take fewer,
+// larger tiles (detail::kWide: call_tiles), never more: workspace_bytes holds
+// for either.
 inline std::size_t tiles(std::size_t n, Config c = {}) {
   c = detail::resolve(c, n);
   if (!detail::compiled(c)) return 0;
-  const std::size_t tile = std::size_t(c.block) * c.items;
-  return n == 0 ? 1 : (n + tile - 1) / tile;
+  return detail::tile_count(n, c);
+}
+
+// The tiles inclusive_sum<T> takes on n elements with Config c, in and out
+// 16-byte aligned or not.
+template <class T>
+inline std::size_t call_tiles(std::size_t n, Config c = {}, bool aligned = true) {
+  if (detail::wide_call<T>(n, c, aligned, true)) return detail::tile_count(n, detail::kWide<T>);
+  return tiles(n, c);
 }
 
 // Bytes of workspace a call on n elements with Config c needs (8 bytes a
@@ -844,6 +926,18 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   auto* ws = static_cast<detail::Word*>(workspace);
   cudaError_t error = cudaSuccess;
+  if (detail::wide_call<T>(n, c, vectors, LookBack)) {
+    // Fewer tiles than count: the workspace holds them.
+    constexpr Config w = detail::kWide<T>;
+    static resident::PerDevice found;
+    const auto kernel = detail::persistent_scan_kernel<T, w.block, w.items>;
+    const std::size_t wide_tiles = detail::tile_count(n, w);
+    unsigned grid = 0;
+    if ((error = resident::grid(kernel, w.block, 0, found, &grid)) != cudaSuccess) return error;
+    if (grid > wide_tiles) grid = static_cast<unsigned>(wide_tiles);
+    kernel<<<grid, w.block, 0, stream>>>(in, out, n, wide_tiles, ws);
+    return cudaGetLastError();
+  }
   detail::dispatch(
       detail::resolve(c, n),
       [&](auto b, auto k) {
