@@ -71,8 +71,12 @@ TEST(ExtraTraffic, DecoupledLookBackMovesItsTileStatusWords) {
 }
 
 TEST(ExtraTraffic, FloorScanStatesOneStatusWordPerTileAndNoneForOneTile) {
-  // 2^26 at its own choice (512 x 32): 4096 tiles. Fixed 128 x 8: 65536 tiles.
-  EXPECT_EQ(extra("scan/f32/floor_scan", kN, 0, 0).bytes_written, 8.0 * 4096);
+  // 2^26 at its own choice, aligned: the wide shape, 256 x 96, 2731 tiles;
+  // misaligned, choose(n)'s 512 x 32, 4096 tiles. Fixed 128 x 8: 65536 tiles.
+  EXPECT_EQ(extra("scan/f32/floor_scan", kN, 0, 0).bytes_written, 8.0 * 2731);
+  Point misaligned{kN, 0, 0};
+  misaligned.out_offset = 1;
+  EXPECT_EQ(find("scan/i32/floor_scan").extra(misaligned).bytes_written, 8.0 * 4096);
   const ExtraTraffic e = extra("scan/i32/floor_scan_fixed", kN, 128, 8);
   EXPECT_EQ(e.bytes_written, 8.0 * 65536);
   EXPECT_EQ(e.bytes_read, e.bytes_written);

@@ -26,8 +26,8 @@ namespace {
 using floor_scan::Config;
 using floor_scan::inclusive_sum;
 using Word = unsigned long long;
-// The tiles of the wide shapes (floor_scan::detail::kWide: float32, int32).
-constexpr std::size_t kWideF = 256 * 96, kWideI = 256 * 88;
+// The tile of the wide shape (floor_scan::detail::kWide).
+constexpr std::size_t kWideTile = 256 * 96;
 
 // Integers whose prefixes wrap at 2^32 now and then; floats of both signs.
 template <class T>
@@ -99,7 +99,7 @@ TEST_F(FloorScan, FloatPrefixesAreBitwiseIdenticalOver100Calls) {
                                                   {(std::size_t{1} << 24) - 5, Config{}},
                                                   {(std::size_t{1} << 24) + 5, Config{}},
                                                   {1281 * 1024 - 5, Config{128, 8}},
-                                                  {1281 * kWideF - 5, Config{}}};
+                                                  {1281 * kWideTile - 5, Config{}}};
   for (const auto& [n, c] : calls) {
     SCOPED_TRACE("n " + std::to_string(n) + (c.block ? " 128 x 8" : ""));
     make_workspace(workspace_for(n, c));
@@ -187,21 +187,17 @@ static_assert(!fsd::persistent_call(true, fsd::kStagedTiles, true) &&
 static_assert(!fsd::persistent_call(false, 4 * fsd::kStagedTiles, true), "misaligned: one tile a block");
 static_assert(!fsd::persistent_call(true, 4 * fsd::kStagedTiles, false), "tiles_only: one tile a block");
 
-// The wide shapes (kWide<T>): a call by n takes one where it would take the
+// The wide shape (kWide): a call by n takes it where it would take the
 // persistent grid at it, and only there; never a call with a Config, a
 // misaligned call or tiles_only (no look-back).
-static_assert(fsd::kWide<float>.block * fsd::kWide<float>.items == kWideF &&
-              fsd::kWide<int>.block * fsd::kWide<int>.items == kWideI &&
-              fsd::kWide<unsigned>.items == fsd::kWide<int>.items);
-static_assert(!fsd::wide_call<float>(fsd::kStagedTiles * kWideF, {}, true, true) &&
-              fsd::wide_call<float>(fsd::kStagedTiles * kWideF + 1, {}, true, true));
-static_assert(!fsd::wide_call<int>(fsd::kStagedTiles * kWideI, {}, true, true) &&
-              fsd::wide_call<int>(fsd::kStagedTiles * kWideI + 1, {}, true, true));
-static_assert(!fsd::wide_call<float>(std::size_t{1} << 30, Config{512, 32}, true, true), "a Config is kept");
-static_assert(!fsd::wide_call<float>(std::size_t{1} << 30, {}, false, true), "misaligned: choose(n)");
-static_assert(!fsd::wide_call<float>(std::size_t{1} << 30, {}, true, false), "tiles_only: choose(n)");
+static_assert(std::size_t(fsd::kWide.block) * fsd::kWide.items == kWideTile);
+static_assert(!fsd::wide_call(fsd::kStagedTiles * kWideTile, {}, true, true) &&
+              fsd::wide_call(fsd::kStagedTiles * kWideTile + 1, {}, true, true));
+static_assert(!fsd::wide_call(std::size_t{1} << 30, Config{512, 32}, true, true), "a Config is kept");
+static_assert(!fsd::wide_call(std::size_t{1} << 30, {}, false, true), "misaligned: choose(n)");
+static_assert(!fsd::wide_call(std::size_t{1} << 30, {}, true, false), "tiles_only: choose(n)");
 // Its tiles are fewer than choose(n)'s, so workspace_bytes(n) holds for it.
-static_assert(fsd::tile_count(std::size_t{1} << 30, fsd::kWide<float>) < fsd::tile_count(std::size_t{1} << 30, Config{512, 32}));
+static_assert(fsd::tile_count(std::size_t{1} << 30, fsd::kWide) < fsd::tile_count(std::size_t{1} << 30, Config{512, 32}));
 
 // The persistent grid's L2 prefetch stays inside the input: 3/4 of the grid
 // ahead; a whole tile, the last tile's part rounded down to 16 bytes (a tile of
@@ -238,21 +234,22 @@ TEST_F(FloorScan, PersistentGridCallsLoopOverTheirTilesAndLeaveTheWorkspaceReady
   }
 }
 
-// Calls by n that take the wide shapes, at their edges: 1024 wide tiles (not
+// Calls by n that take the wide shape, at its edges: 1024 wide tiles (not
 // wide: choose(n)'s 512 x 32 on the persistent grid), one element more (1025,
 // the last of one element), 1025 whole, and 3001 tiles with the last partial
 // (every block loops); misaligned at 1025 tiles (choose(n) again). Each call's
 // tile count (call_tiles) as the kernel takes it, floats twice bit for bit.
-TEST_F(FloorScan, CallsByNTakeTheWideShapesAtTheirEdges) {
-  auto run = [&](auto zero, std::size_t tile, const char* type) {
+TEST_F(FloorScan, CallsByNTakeTheWideShapeAtItsEdges) {
+  auto run = [&](auto zero, const char* type) {
     using T = decltype(zero);
+    const std::size_t tile = kWideTile;
     const std::size_t sizes[] = {1024 * tile, 1024 * tile + 1, 1025 * tile, 3001 * tile - tile + 3};
     make_workspace(workspace_for(sizes[3], {}));
     for (const std::size_t n : sizes) {
       const std::string what = std::string(type) + " n " + std::to_string(n);
       const bool wide = n > 1024 * tile;
-      EXPECT_EQ(floor_scan::call_tiles<T>(n), wide ? (n + tile - 1) / tile : floor_scan::tiles(n)) << what;
-      EXPECT_EQ(floor_scan::call_tiles<T>(n, {}, false), floor_scan::tiles(n)) << what;
+      EXPECT_EQ(floor_scan::call_tiles(n), wide ? (n + tile - 1) / tile : floor_scan::tiles(n)) << what;
+      EXPECT_EQ(floor_scan::call_tiles(n, {}, false), floor_scan::tiles(n)) << what;
       const auto x = data<T>(n, static_cast<unsigned>(n));
       const auto first = scan_and_check(x, 0, 0, {}, what);
       if constexpr (std::is_floating_point_v<T>) {
@@ -263,9 +260,9 @@ TEST_F(FloorScan, CallsByNTakeTheWideShapesAtTheirEdges) {
     scan_and_check(data<T>(sizes[2], 4), 1, 0, {}, std::string(type) + " misaligned in, 1025 wide tiles");
     scan_and_check(data<T>(sizes[2], 5), 0, 3, {}, std::string(type) + " misaligned out, 1025 wide tiles");
   };
-  run(0.0f, kWideF, "float32");
-  run(0, kWideI, "int32");
-  run(0u, kWideI, "uint32");
+  run(0.0f, "float32");
+  run(0, "int32");
+  run(0u, "uint32");
 }
 
 TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {

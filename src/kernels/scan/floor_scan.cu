@@ -27,7 +27,7 @@ struct FloorScan : KernelVariant {
   template <class T>
   static ExtraTraffic extra_traffic(const Point& p) {
     const bool aligned = p.in_offset[0] * sizeof(T) % 16 == 0 && p.out_offset * sizeof(T) % 16 == 0;
-    const std::size_t tiles = floor_scan::call_tiles<T>(p.n, config(p.block, p.batch), aligned);
+    const std::size_t tiles = floor_scan::call_tiles(p.n, config(p.block, p.batch), aligned);
     if (tiles <= 1) return {};
     const double bytes = static_cast<double>(tiles) * 8;
     return {bytes, bytes, std::to_string(tiles) + " tile status words of 8 B written once, read by the next tiles"};

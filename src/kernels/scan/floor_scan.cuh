@@ -460,9 +460,9 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
     // The wide shapes (kWide): each row's lane offsets are added to x as soon
     // as they are known, and the warp scan runs in x[j][3] itself, so no row
     // base stays live through the barrier. int32 256 x 80 spilled 44 bytes a
-    // thread the other way and none this way; 256 x 88 120 -> 8 bytes; float32
-    // 256 x 96 20 -> 0 (ptxas, nvcc 13.0). Floats: a fixed expression still,
-    // before_warp + ((carry + lanes before) + x).
+    // thread the other way and none this way; float32 256 x 96 20 -> 0
+    // (ptxas, nvcc 13.0). Floats: a fixed expression still,
+    // ((carry + lanes before) + x) + (before_warp + prefix).
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
       x[j][1] = add(x[j][0], x[j][1]);
@@ -497,10 +497,10 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
       if (w < warp) before_warp = add(before_warp, t);
       aggregate = add(aggregate, t);
     }
-#pragma unroll
-    for (int j = 0; j < kRows; ++j)
-#pragma unroll
-      for (int c = 0; c < 4; ++c) x[j][c] = add(before_warp, x[j][c]);
+    // before_warp is added with the prefix, after the look-back: added here,
+    // ptxas moved the row offsets' shuffles below the barrier to fuse the two
+    // adds, and each row's carry stayed live through it (int32 256 x 96: a
+    // 52-byte spill; none this way).
   } else {
     T incl[kRows];
 #pragma unroll
@@ -574,10 +574,16 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
       __syncthreads();
       prefix = *prefix_shared;
     }
+    if constexpr (Items > 32) prefix = add(before_warp, prefix);
 #pragma unroll
     for (int j = 0; j < kRows; ++j)
 #pragma unroll
       for (int c = 0; c < 4; ++c) x[j][c] = add(prefix, x[j][c]);
+  } else if constexpr (Items > 32) {
+#pragma unroll
+    for (int j = 0; j < kRows; ++j)
+#pragma unroll
+      for (int c = 0; c < 4; ++c) x[j][c] = add(before_warp, x[j][c]);
   }
   IO::store(out + base, valid, x);
 }
@@ -627,8 +633,8 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // hops), polling all at once and the group's last tile not napping: H200, tools/
 // run-ab against 548f884, 6 rounds (results/versus/nvidia-h200/ab_scan_two_hops.md):
 // 2^24-2^30 2.5-5.4% faster, int32 and float32, every round; 2^20-2^23 no different.
-// The wide shapes (kWide, more than 32 items a thread) are allowed Items + 32
-// registers, still two blocks an SM (256 x 88 and 256 x 96: 128).
+// The wide shape (kWide, more than 32 items a thread) is allowed Items + 32
+// registers, still two blocks an SM (256 x 96: 128).
 template <int Block, int Items>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * (Items > 32 ? Items + 32 : 64));
 
@@ -653,27 +659,25 @@ constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) 
   return vectors && look_back && tiles > kStagedTiles;
 }
 
-// The wide shapes: a call by n (Config{}) that takes the persistent grid at
-// kWide<T> (aligned, more than kStagedTiles of its tiles, with the look-back)
+// The wide shape: a call by n (Config{}) that takes the persistent grid at
+// kWide (aligned, more than kStagedTiles of its tiles, with the look-back)
 // takes it there, not at choose(n)'s 512 x 32. Two blocks an SM still, each
-// holding 88 or 96 KiB of the tile in registers (Items + 32 of them, 128 a
-// thread) against 64 KiB: more bytes in flight on an SM while the other block
-// looks back, and a third fewer look-backs. H200, one interleaved process a
-// shape, two mirrored rounds (experiments/scan_shapes/, GPU-9a48c30d), 2^30
-// against 512 x 32: float32 256 x 96 2172.9 us against 2249.9 (0.924 of
-// copy_memcpy against 0.892), int32 256 x 88 2200.7 against 2254.1 (0.912
-// against 0.890); int32 spills at 256 x 96 (52 bytes a thread: 2268 us). The
-// other shapes tried, 2 blocks an SM at up to 168 registers, or 3: slower, or
-// a spill at int32.
-template <class T>
-inline constexpr Config kWide = std::is_integral_v<T> ? Config{256, 88} : Config{256, 96};
+// holding 96 KiB of its tile in registers (Items + 32 of them, 128 a thread)
+// against 64 KiB: more bytes in flight on an SM while the other block looks
+// back, and a third fewer look-backs. H200, one interleaved process a shape,
+// two mirrored rounds (experiments/scan_shapes/, GPU-9a48c30d), 2^30, float32:
+// 2172.9 us against 2249.9 (0.924 of copy_memcpy against 0.892); 256 x 88,
+// 192 x 120 and 192 x 128 0.913-0.918, three blocks an SM slower. tools/run-ab
+// against 5306a4c, 6 rounds (GPU-0ba338cd, results/versus/nvidia-h200/
+// ab_scan_wide.md): 2^25-2^30 int32 1.4-3.5% and float32 0.6-3.5% faster,
+// every round; at 2^30 0.922 and 0.924 of copy_memcpy (nvidia-h200/scan.md).
+inline constexpr Config kWide{256, 96};
 constexpr std::size_t tile_count(std::size_t n, Config c) {
   const std::size_t tile = std::size_t(c.block) * c.items;
   return n == 0 ? 1 : (n + tile - 1) / tile;
 }
-template <class T>
 constexpr bool wide_call(std::size_t n, Config c, bool vectors, bool look_back) {
-  return c.block == 0 && c.items == 0 && persistent_call(vectors, tile_count(n, kWide<T>), look_back);
+  return c.block == 0 && c.items == 0 && persistent_call(vectors, tile_count(n, kWide), look_back);
 }
 
 // The persistent grid's L2 prefetch: while warp 0 looks back for tile t (the
@@ -891,11 +895,10 @@ inline std::size_t tiles(std::size_t n, Config c = {}) {
   return detail::tile_count(n, c);
 }
 
-// The tiles inclusive_sum<T> takes on n elements with Config c, in and out
+// The tiles inclusive_sum takes on n elements with Config c, in and out
 // 16-byte aligned or not.
-template <class T>
 inline std::size_t call_tiles(std::size_t n, Config c = {}, bool aligned = true) {
-  if (detail::wide_call<T>(n, c, aligned, true)) return detail::tile_count(n, detail::kWide<T>);
+  if (detail::wide_call(n, c, aligned, true)) return detail::tile_count(n, detail::kWide);
   return tiles(n, c);
 }
 
@@ -926,9 +929,9 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   auto* ws = static_cast<detail::Word*>(workspace);
   cudaError_t error = cudaSuccess;
-  if (detail::wide_call<T>(n, c, vectors, LookBack)) {
+  if (detail::wide_call(n, c, vectors, LookBack)) {
     // Fewer tiles than count: the workspace holds them.
-    constexpr Config w = detail::kWide<T>;
+    constexpr Config w = detail::kWide;
     static resident::PerDevice found;
     const auto kernel = detail::persistent_scan_kernel<T, w.block, w.items>;
     const std::size_t wide_tiles = detail::tile_count(n, w);
