@@ -1,8 +1,8 @@
 // floor_scan: an inclusive prefix sum out[i] = in[0] + ... + in[i] (int32,
 // float32) in one launch that moves the input once and the output once, aimed
 // at the copy roof (at 2^30, 0.98 of copy_memcpy on an H100, measured before
-// the two-hop look-back, and 0.89-0.90 on an H200, int32 and float32; CUB 0.82
-// and 0.73: results/versus/README.md).
+// the two-hop look-back and the wide shape, and 0.922-0.924 on an H200, int32
+// and float32; CUB 0.82 and 0.73: results/versus/README.md).
 // Independent of the benchmark harness: only CUDA and libcu++.
 //
 // Design (single pass, decoupled look-back in the spirit of Merrill & Garland
@@ -57,6 +57,8 @@
 //     2^28-2^30 on an H100, 0.9-1.7% at 2^25-2^30 on an H200. While a block
 //     looks back, it has a tile 3/4 of the grid ahead prefetched into L2
 //     (prefetch_ahead), so the DRAM does not idle through the look-backs.
+//     A call by n takes this grid at the wide shape, 256 x 96 at 128
+//     registers a thread (kWide), where it has more than 1024 such tiles.
 #pragma once
 
 #include <cuda/atomic>
@@ -91,7 +93,8 @@ struct Config {
 // 8.5-8.6 for 256 x 32); 256 x 32 to 2^22; 512 x 32 above (the fewest
 // look-backs: at 2^28 860 us int32 then, 0.82 of the copy ceiling, the next
 // shape 893; with the one-hop look-back, 2026-11-26, still the fastest from
-// 2^24, scan_sweeps/).
+// 2^24, scan_sweeps/). An aligned call by n of more than 1024 tiles of 256 x
+// 96 takes that shape instead (kWide, the persistent grid only).
 inline constexpr Config choose(std::size_t n) {
   if (n <= 4096) return Config{256, 16};
   if (n <= 8192) return Config{512, 16};
