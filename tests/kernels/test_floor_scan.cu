@@ -196,8 +196,15 @@ static_assert(!fsd::wide_call(fsd::kStagedTiles * kWideTile, {}, true, true) &&
 static_assert(!fsd::wide_call(std::size_t{1} << 30, Config{512, 32}, true, true), "a Config is kept");
 static_assert(!fsd::wide_call(std::size_t{1} << 30, {}, false, true), "misaligned: choose(n)");
 static_assert(!fsd::wide_call(std::size_t{1} << 30, {}, true, false), "tiles_only: choose(n)");
-// Its tiles are fewer than choose(n)'s, so workspace_bytes(n) holds for it.
+// Its tiles are fewer than choose(n)'s wherever it is taken (choose(n)'s tile
+// there is 512 x 32's, smaller), so workspace_bytes(n) holds for it.
+static_assert(fsd::kStagedTiles * kWideTile + 1 > (std::size_t{1} << 22));
+static_assert(std::size_t(floor_scan::choose(fsd::kStagedTiles * kWideTile + 1).block) *
+                  floor_scan::choose(fsd::kStagedTiles * kWideTile + 1).items <= kWideTile);
 static_assert(fsd::tile_count(std::size_t{1} << 30, fsd::kWide) < fsd::tile_count(std::size_t{1} << 30, Config{512, 32}));
+// Two blocks an SM at 512 x 32 (64 registers) and at the wide shape (128).
+static_assert(fsd::kMinBlocksPerSm<512, 32> == 2 && fsd::kMinBlocksPerSm<256, 96> == 2 &&
+              fsd::kMinBlocksPerSm<256, 32> == 4);
 
 // The persistent grid's L2 prefetch stays inside the input: 3/4 of the grid
 // ahead; a whole tile, the last tile's part rounded down to 16 bytes (a tile of
@@ -238,27 +245,36 @@ TEST_F(FloorScan, PersistentGridCallsLoopOverTheirTilesAndLeaveTheWorkspaceReady
 // wide: choose(n)'s 512 x 32 on the persistent grid), one element more (1025,
 // the last of one element), 1025 whole, and 3001 tiles with the last partial
 // (every block loops); misaligned at 1025 tiles (choose(n) again). Each call's
-// tile count (call_tiles) as the kernel takes it, floats twice bit for bit.
+// tile count (call_tiles) is the one its kernel took: the workspace's high-water
+// word, fresh for each call, is that count's layout end. Floats twice bit for bit.
 TEST_F(FloorScan, CallsByNTakeTheWideShapeAtItsEdges) {
   auto run = [&](auto zero, const char* type) {
     using T = decltype(zero);
     const std::size_t tile = kWideTile;
     const std::size_t sizes[] = {1024 * tile, 1024 * tile + 1, 1025 * tile, 3001 * tile - tile + 3};
-    make_workspace(workspace_for(sizes[3], {}));
+    // A fresh workspace, one call: the high water its kernel set.
+    auto high_water_after = [&](const std::vector<T>& x, std::size_t in_off, std::size_t out_off,
+                                const std::string& what) {
+      make_workspace(workspace_for(x.size(), {}));
+      const auto got = scan_and_check(x, in_off, out_off, {}, what);
+      EXPECT_EQ(word(fsd::kHighWater), fsd::layout(floor_scan::call_tiles(x.size(), {}, !in_off && !out_off)).end)
+          << what << ": the tiles its kernel took";
+      return got;
+    };
     for (const std::size_t n : sizes) {
       const std::string what = std::string(type) + " n " + std::to_string(n);
       const bool wide = n > 1024 * tile;
       EXPECT_EQ(floor_scan::call_tiles(n), wide ? (n + tile - 1) / tile : floor_scan::tiles(n)) << what;
       EXPECT_EQ(floor_scan::call_tiles(n, {}, false), floor_scan::tiles(n)) << what;
       const auto x = data<T>(n, static_cast<unsigned>(n));
-      const auto first = scan_and_check(x, 0, 0, {}, what);
+      const auto first = high_water_after(x, 0, 0, what);
       if constexpr (std::is_floating_point_v<T>) {
         const auto again = scan_and_check(x, 0, 0, {}, what + " again");
         EXPECT_EQ(std::memcmp(first.data(), again.data(), n * sizeof(T)), 0) << what;
       }
     }
-    scan_and_check(data<T>(sizes[2], 4), 1, 0, {}, std::string(type) + " misaligned in, 1025 wide tiles");
-    scan_and_check(data<T>(sizes[2], 5), 0, 3, {}, std::string(type) + " misaligned out, 1025 wide tiles");
+    high_water_after(data<T>(sizes[2], 4), 1, 0, std::string(type) + " misaligned in, 1025 wide tiles");
+    high_water_after(data<T>(sizes[2], 5), 0, 3, std::string(type) + " misaligned out, 1025 wide tiles");
   };
   run(0.0f, "float32");
   run(0, "int32");
@@ -279,9 +295,11 @@ TEST_F(FloorScan, OneWorkspaceServesCallsOfEverySizeAndConfigInTurn) {
 
 // A call of one wave, 2^20 + 11 (129 tiles at 256 x 32: 5 groups), one of
 // several, 2^24 + 5 (1025 tiles at 512 x 32 on the persistent grid: 33 groups,
-// the last of one tile), and a staged one, 2^24 - 5 (1024 tiles, a persistent grid).
+// the last of one tile), a staged one, 2^24 - 5 (1024 tiles, a persistent grid),
+// and one at the wide shape (1026 tiles of 256 x 96).
 TEST_F(FloorScan, TheLastTagsCallZeroesTheWorkspaceAndTheNextStartsAgain) {
-  for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5, (std::size_t{1} << 24) - 5}) {
+  for (const std::size_t n : {(std::size_t{1} << 20) + 11, (std::size_t{1} << 24) + 5, (std::size_t{1} << 24) - 5,
+                              1025 * kWideTile + 5}) {
     const std::string size = "n " + std::to_string(n) + ": ";
     make_workspace(workspace_for(n, {}));
     const auto x = data<float>(n, 5);

@@ -460,12 +460,14 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
   // Each vector in place, then one warp scan per row (independent), rows chained.
   T before_warp = T(0), aggregate = T(0);
   if constexpr (Items > 32) {
-    // The wide shapes (kWide): each row's lane offsets are added to x as soon
+    // The wide shape (kWide): each row's lane offsets are added to x as soon
     // as they are known, and the warp scan runs in x[j][3] itself, so no row
     // base stays live through the barrier. int32 256 x 80 spilled 44 bytes a
     // thread the other way and none this way; float32 256 x 96 20 -> 0
     // (ptxas, nvcc 13.0). Floats: a fixed expression still,
-    // ((carry + lanes before) + x) + (before_warp + prefix).
+    // ((carry + lanes before) + x) + (before_warp + prefix) for a vector's
+    // first three elements, (carry + the lane's scan) + (before_warp + prefix)
+    // for its last.
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
       x[j][1] = add(x[j][0], x[j][1]);
@@ -636,8 +638,8 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
 // hops), polling all at once and the group's last tile not napping: H200, tools/
 // run-ab against 548f884, 6 rounds (results/versus/nvidia-h200/ab_scan_two_hops.md):
 // 2^24-2^30 2.5-5.4% faster, int32 and float32, every round; 2^20-2^23 no different.
-// The wide shape (kWide, more than 32 items a thread) is allowed Items + 32
-// registers, still two blocks an SM (256 x 96: 128).
+// The wide shape (kWide, more than 32 items a thread) is allowed 128
+// registers at 256 x 96 (65536 / (Block x (Items + 32)) blocks an SM: two).
 template <int Block, int Items>
 inline constexpr int kMinBlocksPerSm = 65536 / (Block * (Items > 32 ? Items + 32 : 64));
 
@@ -888,10 +890,10 @@ inline bool compiled(Config c) { return one_of(c.block, BlockSizes{}) && one_of(
 
 }  // namespace detail
 
-// The tiles a call on n elements with Config c takes (at least one); 0 when c
-// (after the choice by n) is not a compiled pair. A call by n may take fewer,
-// larger tiles (detail::kWide: call_tiles), never more: workspace_bytes holds
-// for either.
+// The tiles of n elements at Config c after the choice by n (choose; at least
+// one); 0 when that is not a compiled pair. A call by n may take fewer, larger
+// tiles (detail::kWide: call_tiles says how many), never more:
+// workspace_bytes holds for either.
 inline std::size_t tiles(std::size_t n, Config c = {}) {
   c = detail::resolve(c, n);
   if (!detail::compiled(c)) return 0;
@@ -932,17 +934,19 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
   const bool vectors = reinterpret_cast<std::uintptr_t>(in) % 16 == 0 && reinterpret_cast<std::uintptr_t>(out) % 16 == 0;
   auto* ws = static_cast<detail::Word*>(workspace);
   cudaError_t error = cudaSuccess;
-  if (detail::wide_call(n, c, vectors, LookBack)) {
-    // Fewer tiles than count: the workspace holds them.
-    constexpr Config w = detail::kWide;
-    static resident::PerDevice found;
-    const auto kernel = detail::persistent_scan_kernel<T, w.block, w.items>;
-    const std::size_t wide_tiles = detail::tile_count(n, w);
-    unsigned grid = 0;
-    if ((error = resident::grid(kernel, w.block, 0, found, &grid)) != cudaSuccess) return error;
-    if (grid > wide_tiles) grid = static_cast<unsigned>(wide_tiles);
-    kernel<<<grid, w.block, 0, stream>>>(in, out, n, wide_tiles, ws);
-    return cudaGetLastError();
+  if constexpr (LookBack) {
+    if (detail::wide_call(n, c, vectors, LookBack)) {
+      // Fewer tiles than count: the workspace holds them.
+      constexpr Config w = detail::kWide;
+      static resident::PerDevice found;
+      const auto kernel = detail::persistent_scan_kernel<T, w.block, w.items>;
+      const std::size_t wide_tiles = detail::tile_count(n, w);
+      unsigned grid = 0;
+      if ((error = resident::grid(kernel, w.block, 0, found, &grid)) != cudaSuccess) return error;
+      if (grid > wide_tiles) grid = static_cast<unsigned>(wide_tiles);
+      kernel<<<grid, w.block, 0, stream>>>(in, out, n, wide_tiles, ws);
+      return cudaGetLastError();
+    }
   }
   detail::dispatch(
       detail::resolve(c, n),
