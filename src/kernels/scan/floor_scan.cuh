@@ -436,6 +436,40 @@ struct Staging {
   }
 };
 
+// scan_tile's steps that both its tile codes take: each 16-byte vector
+// scanned in place; one warp scan per row over v[j] (the rows independent);
+// the sum of the warps' totals before this warp and of all of them, in warp
+// order.
+template <class T, int Rows>
+__device__ inline void scan_vectors(T (&x)[Rows][4]) {
+#pragma unroll
+  for (int j = 0; j < Rows; ++j) {
+    x[j][1] = add(x[j][0], x[j][1]);
+    x[j][2] = add(x[j][1], x[j][2]);
+    x[j][3] = add(x[j][2], x[j][3]);
+  }
+}
+template <class T, int Rows>
+__device__ inline void scan_rows(T (&v)[Rows], int lane) {
+#pragma unroll
+  for (int d = 1; d < 32; d *= 2) {
+#pragma unroll
+    for (int j = 0; j < Rows; ++j) {
+      const T y = __shfl_up_sync(0xFFFFFFFFu, v[j], d);
+      if (lane >= d) v[j] = add(y, v[j]);
+    }
+  }
+}
+template <class T, int Warps>
+__device__ inline void sum_warp_totals(const T* warp_totals, int warp, T& before_warp, T& aggregate) {
+#pragma unroll
+  for (int w = 0; w < Warps; ++w) {
+    const T t = warp_totals[w];
+    if (w < warp) before_warp = add(before_warp, t);
+    aggregate = add(aggregate, t);
+  }
+}
+
 // One tile of the scan: its elements loaded by load(x, base, valid) (each
 // thread's rows, TileIO's arrangement), scanned in registers, its prefix
 // found (tiles > 1; LookBack false: the bound without it, tiles_only), stored. after_totals() runs once
@@ -461,68 +495,43 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
   T before_warp = T(0), aggregate = T(0);
   if constexpr (Items > 32) {
     // The wide shape (kWide): each row's lane offsets are added to x as soon
-    // as they are known, and the warp scan runs in x[j][3] itself, so no row
+    // as they are known, and x[j][3] becomes the row's scanned value, so no row
     // base stays live through the barrier. int32 256 x 80 spilled 44 bytes a
     // thread the other way and none this way; float32 256 x 96 20 -> 0
     // (ptxas, nvcc 13.0). Floats: a fixed expression still,
     // ((carry + lanes before) + x) + (before_warp + prefix) for a vector's
     // first three elements, (carry + the lane's scan) + (before_warp + prefix)
     // for its last.
+    scan_vectors(x);
+    T incl[kRows];  // x[j][3], scanned over the warp's lanes (x[j][3] is not read again)
 #pragma unroll
-    for (int j = 0; j < kRows; ++j) {
-      x[j][1] = add(x[j][0], x[j][1]);
-      x[j][2] = add(x[j][1], x[j][2]);
-      x[j][3] = add(x[j][2], x[j][3]);
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-#pragma unroll
-      for (int j = 0; j < kRows; ++j) {
-        const T y = __shfl_up_sync(0xFFFFFFFFu, x[j][3], d);
-        if (lane >= d) x[j][3] = add(y, x[j][3]);
-      }
-    }
+    for (int j = 0; j < kRows; ++j) incl[j] = x[j][3];
+    scan_rows(incl, lane);
     T carry = T(0);  // the rows before, whole
 #pragma unroll
     for (int j = 0; j < kRows; ++j) {
-      const T excl = __shfl_up_sync(0xFFFFFFFFu, x[j][3], 1);
-      const T total = __shfl_sync(0xFFFFFFFFu, x[j][3], 31);
+      const T excl = __shfl_up_sync(0xFFFFFFFFu, incl[j], 1);
+      const T total = __shfl_sync(0xFFFFFFFFu, incl[j], 31);
       const T b = add(carry, lane == 0 ? T(0) : excl);
 #pragma unroll
       for (int c = 0; c < 3; ++c) x[j][c] = add(b, x[j][c]);
-      x[j][3] = add(carry, x[j][3]);
+      x[j][3] = add(carry, incl[j]);
       carry = add(carry, total);
     }
     if (lane == 0) warp_totals[warp] = carry;
     __syncthreads();
     after_totals();
-#pragma unroll
-    for (int w = 0; w < kWarps; ++w) {
-      const T t = warp_totals[w];
-      if (w < warp) before_warp = add(before_warp, t);
-      aggregate = add(aggregate, t);
-    }
+    sum_warp_totals<T, kWarps>(warp_totals, warp, before_warp, aggregate);
     // before_warp is added with the prefix, after the look-back: added here,
     // ptxas moved the row offsets' shuffles below the barrier to fuse the two
     // adds, and each row's carry stayed live through it (int32 256 x 96: a
     // 52-byte spill; none this way).
   } else {
+    scan_vectors(x);
     T incl[kRows];
 #pragma unroll
-    for (int j = 0; j < kRows; ++j) {
-      x[j][1] = add(x[j][0], x[j][1]);
-      x[j][2] = add(x[j][1], x[j][2]);
-      x[j][3] = add(x[j][2], x[j][3]);
-      incl[j] = x[j][3];
-    }
-#pragma unroll
-    for (int d = 1; d < 32; d *= 2) {
-#pragma unroll
-      for (int j = 0; j < kRows; ++j) {
-        const T y = __shfl_up_sync(0xFFFFFFFFu, incl[j], d);
-        if (lane >= d) incl[j] = add(y, incl[j]);
-      }
-    }
+    for (int j = 0; j < kRows; ++j) incl[j] = x[j][3];
+    scan_rows(incl, lane);
     T before_in_row[kRows];  // this lane's vectors before it in the warp: rows before, lanes before
     T carry = T(0);
 #pragma unroll
@@ -535,12 +544,7 @@ __device__ void scan_tile(Load load, T* __restrict__ out, std::size_t n, std::si
     __syncthreads();
     after_totals();
     if constexpr (LookBack || !Vectors) {
-#pragma unroll
-      for (int w = 0; w < kWarps; ++w) {
-        const T t = warp_totals[w];
-        if (w < warp) before_warp = add(before_warp, t);
-        aggregate = add(aggregate, t);
-      }
+      sum_warp_totals<T, kWarps>(warp_totals, warp, before_warp, aggregate);
     } else {
       // tiles_only on aligned data (the bound, scan_tiles): one warp sum, not the
       // unrolled loop above, which without the look-back's code after it spilled
@@ -918,6 +922,19 @@ inline cudaError_t workspace_bytes(std::size_t n, std::size_t* bytes, Config c =
 
 namespace detail {
 
+// persistent_scan_kernel at B x K on `tiles` tiles: the blocks that fit the
+// device at once (at most one a tile), each taking tiles until none is left.
+template <class T, int B, int K>
+cudaError_t launch_persistent(const T* in, T* out, std::size_t n, std::size_t tiles, Word* ws, cudaStream_t stream) {
+  static resident::PerDevice found;
+  const auto kernel = persistent_scan_kernel<T, B, K>;
+  unsigned grid = 0;
+  if (const cudaError_t e = resident::grid(kernel, B, 0, found, &grid); e != cudaSuccess) return e;
+  if (grid > tiles) grid = static_cast<unsigned>(tiles);
+  kernel<<<grid, B, 0, stream>>>(in, out, n, tiles, ws);
+  return cudaGetLastError();
+}
+
 template <bool LookBack, class T>
 cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::size_t workspace_size,
                     cudaStream_t stream, Config c) {
@@ -935,18 +952,9 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
   auto* ws = static_cast<detail::Word*>(workspace);
   cudaError_t error = cudaSuccess;
   if constexpr (LookBack) {
-    if (detail::wide_call(n, c, vectors, LookBack)) {
-      // Fewer tiles than count: the workspace holds them.
-      constexpr Config w = detail::kWide;
-      static resident::PerDevice found;
-      const auto kernel = detail::persistent_scan_kernel<T, w.block, w.items>;
-      const std::size_t wide_tiles = detail::tile_count(n, w);
-      unsigned grid = 0;
-      if ((error = resident::grid(kernel, w.block, 0, found, &grid)) != cudaSuccess) return error;
-      if (grid > wide_tiles) grid = static_cast<unsigned>(wide_tiles);
-      kernel<<<grid, w.block, 0, stream>>>(in, out, n, wide_tiles, ws);
-      return cudaGetLastError();
-    }
+    if (detail::wide_call(n, c, vectors, LookBack))  // fewer tiles than count: the workspace holds them
+      return detail::launch_persistent<T, detail::kWide.block, detail::kWide.items>(
+          in, out, n, detail::tile_count(n, detail::kWide), ws, stream);
   }
   detail::dispatch(
       detail::resolve(c, n),
@@ -964,12 +972,8 @@ cudaError_t enqueue(const T* in, T* out, std::size_t n, void* workspace, std::si
           if (grid > count) grid = static_cast<unsigned>(count);
           kernel<<<grid, B, smem, stream>>>(in, out, n, count, ws);
         } else if (detail::persistent_call(vectors, count, LookBack)) {
-          // The blocks that fit the device at once, each taking tiles until none is left.
-          static resident::PerDevice found;
-          const auto kernel = detail::persistent_scan_kernel<T, B, K>;
-          if ((error = resident::grid(kernel, B, 0, found, &grid)) != cudaSuccess) return;
-          if (grid > count) grid = static_cast<unsigned>(count);
-          kernel<<<grid, B, 0, stream>>>(in, out, n, count, ws);
+          error = detail::launch_persistent<T, B, K>(in, out, n, count, ws, stream);
+          return;
         } else if (vectors) {
           detail::scan_kernel<T, B, K, true, LookBack><<<grid, B, 0, stream>>>(in, out, n, count, ws);
         } else {
