@@ -244,3 +244,16 @@ def test_charts_with_intervals_redraw_to_the_same_bytes(tmp_path):
         assert plot.main([SAMPLED, "--out", str(tmp_path / d), "--format", "png,svg", "--charts", "bandwidth,time"]) == 0
     for f in names(tmp_path / "a"):
         assert (tmp_path / "a" / f).read_bytes() == (tmp_path / "b" / f).read_bytes(), f
+
+
+@pytest.mark.parametrize("count", [1, 5, 7, 8, 9, 17, 40])
+def test_no_two_library_lines_of_a_chart_look_alike(count):
+    # A versus chart draws up to 7 library paths (three a CCCL and the reference): with a
+    # palette of 5 the sixth and seventh took the first two colours and the same marker.
+    emphasis = shape.ranked({f"path{i}": "library" for i in range(count)})
+    looks = [(draw.line_style(e)["color"], draw.line_style(e)["marker"], draw.line_style(e)["linestyle"])
+             for e in emphasis.values()]
+    assert len(set(looks)) == count
+    # the first five keep the colours the committed charts were drawn with
+    assert [c for c, _, _ in looks[:5]] == ["#111111", "#e6550d", "#3182bd", "#31a354", "#756bb1"][:count]
+    assert all(m == "s" for _, m, _ in looks[:len(draw.LIBRARY_COLORS)])

@@ -25,7 +25,10 @@ _RC = {"svg.hashsalt": "cuda_bench", "svg.fonttype": "path", "pdf.compression": 
        "font.size": 9, "axes.titlesize": 10}
 
 BEST_COLOR = "#d62728"                                     # the best hand-written kernel
-LIBRARY_COLORS = ("#111111", "#e6550d", "#3182bd", "#31a354", "#756bb1")
+# A library path's colour by its rank; past the palette the marker changes too, so no two
+# library lines of a chart look alike (a versus chart has up to 7: three paths a CCCL).
+LIBRARY_COLORS = ("#111111", "#e6550d", "#3182bd", "#31a354", "#756bb1", "#17becf", "#bcbd22", "#e377c2")
+LIBRARY_MARKERS = ("s", "^", "v", "P", "X")
 CPU_COLOR = "#8c564b"
 UNKNOWN_COLOR = "#7a7a7a"                                  # no declared role: neutral
 DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
@@ -84,8 +87,9 @@ def line_style(e: Emphasis) -> dict:
                         alpha=0.9)
         return dict(color=BEST_COLOR, linewidth=2.8, linestyle="-", marker="o", markersize=4, zorder=6, alpha=1.0)
     if e.kind == "library":
-        return dict(color=LIBRARY_COLORS[e.rank % len(LIBRARY_COLORS)], linewidth=2.2, linestyle="--", marker="s",
-                    markersize=3.5, zorder=5, alpha=1.0)
+        wrap = e.rank // len(LIBRARY_COLORS)
+        return dict(color=LIBRARY_COLORS[e.rank % len(LIBRARY_COLORS)], linewidth=2.2, linestyle="--",
+                    marker=LIBRARY_MARKERS[wrap % len(LIBRARY_MARKERS)], markersize=3.5, zorder=5, alpha=1.0)
     if e.kind == "cpu":
         return dict(color=CPU_COLOR, linewidth=2.0, linestyle=":", marker="^", markersize=4, zorder=4, alpha=1.0)
     if e.kind == "distinct":

@@ -1,8 +1,8 @@
 // floor_scan: an inclusive prefix sum out[i] = in[0] + ... + in[i] (int32,
 // float32) in one launch that moves the input once and the output once, aimed
 // at the copy roof (at 2^30, 0.98 of copy_memcpy on an H100, measured before
-// the two-hop look-back and the wide shape, and 0.922-0.924 on an H200, int32
-// and float32; CUB 0.82 and 0.73: results/versus/README.md).
+// the two-hop look-back and the wide shape, and 0.922-0.927 on two H200s,
+// int32 and float32; CUB 0.82 and 0.73: results/versus/README.md).
 // Independent of the benchmark harness: only CUDA and libcu++.
 //
 // Design (single pass, decoupled look-back in the spirit of Merrill & Garland
@@ -679,7 +679,8 @@ constexpr bool persistent_call(bool vectors, std::size_t tiles, bool look_back) 
 // 192 x 120 and 192 x 128 0.913-0.918, three blocks an SM slower. tools/run-ab
 // against 5306a4c, 6 rounds (GPU-0ba338cd, results/versus/nvidia-h200/
 // ab_scan_wide.md): 2^25-2^30 int32 1.4-3.5% and float32 0.6-3.5% faster,
-// every round; at 2^30 0.922 and 0.924 of copy_memcpy (nvidia-h200/scan.md).
+// every round; at 2^30 0.922-0.924 int32 and 0.924-0.927 float32 of copy_memcpy
+// on two H200s (nvidia-h200/scan.md and results/versus/README.md).
 inline constexpr Config kWide{256, 96};
 constexpr std::size_t tile_count(std::size_t n, Config c) {
   const std::size_t tile = std::size_t(c.block) * c.items;
