@@ -3,6 +3,7 @@ versus) over a bench-merge file of two builds, and tools/run-floor-check's plumb
 stand-in binaries."""
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -114,6 +115,72 @@ def test_markdown_table(merged, capsys):
     assert f"over fastest path: lowest {5.5 / 6.05:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))" in out
     # the board that ran it, from the JSON's context (the fixtures give no driver version)
     assert "Board: GPU-fixture-0000-0000-000000000001, run 2026-11-22." in out
+
+
+def _with_intervals(tmp_path, half_width=0.004, equal_at=None):
+    """The two fixture builds with a 95% interval of +-half_width on every repetition (as
+    cuda_bench's precision sampling writes them), merged; equal_at: (type, N) where the
+    CCCL 3.5 run's cub_reduce_nondeterministic is given its floor_sum's times."""
+    files = []
+    for src in (C30, C35):
+        doc = json.loads(src.read_text())
+        for n in (equal_at or ("", []))[1]:
+            key = f"reduce_sum/{equal_at[0]}/%s/N:{n}/manual_time"
+            kernel = {b.get("repetition_index"): b["real_time"] for b in doc["benchmarks"]
+                      if b["name"] == key % "floor_sum" and b.get("run_type") == "iteration"}
+            for b in doc["benchmarks"]:
+                if b["name"] == key % "cub_reduce_nondeterministic" and b.get("run_type") == "iteration":
+                    b["real_time"] = kernel[b["repetition_index"]]
+                elif b["name"].startswith(key % "cub_reduce_nondeterministic") and b.get("aggregate_name") == "median":
+                    b["real_time"] = sorted(kernel.values())[1]
+        for b in doc["benchmarks"]:
+            if b.get("run_type") == "iteration":
+                b["ci_low"], b["ci_high"] = b["real_time"] * (1 - half_width), b["real_time"] * (1 + half_width)
+        files.append(tmp_path / src.name)
+        files[-1].write_text(json.dumps(doc))
+    out = tmp_path / "merged_ci.json"
+    merge.main([str(files[0]), str(files[1]), "--out", str(out)])
+    return out
+
+
+def test_the_lowest_speedup_carries_bench_abs_interval_and_verdict(tmp_path, capsys):
+    from benchtools import ab
+    path = _with_intervals(tmp_path)
+    assert call(table.main, [path, "--versus", "floor_sum"]) == 0
+    out = capsys.readouterr().out
+    gpu = group_by_gpu([load_results(path)])[0]
+    # the same pair as bench-ab reads it: the CCCL 3.5 run's path against that run's kernel
+    (c,) = [c for c in ab.compare(gpu.records, "floor_sum@cccl3.5.0")[("reduce_sum", "i32")]
+            if c.n == P20 and c.variant == "cub_reduce_nondeterministic"]
+    assert c.verdict == "faster" and c.high < 1   # CUB's nondeterministic sum: 5.5 µs against 6.05
+    assert (f"over fastest path: lowest {5.5 / 6.05:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0); "
+            f"95% interval {c.low:.3f}-{c.high:.3f}: cub_reduce_nondeterministic (CCCL 3.5.0) faster)") in out
+    # a loss at 2^20: one process does not settle it, and the note says so
+    assert "a tie or a loss there is settled by runs in other processes" in out
+    # a path ahead of the kernel nowhere below 2^26 leaves no such note: the reference column alone
+    assert call(table.main, [path, "--versus", "floor_sum", "--libraries", "cub_device_reduce"]) == 0
+    alone = capsys.readouterr().out
+    assert f"lowest {925 / 920:.3f} at N = 2^30 (95% interval " in alone and ": floor_sum faster)" in alone
+    assert "settled by runs in other processes" not in alone
+
+
+def test_a_tie_reads_no_difference(tmp_path, capsys):
+    # CUB 3.5's nondeterministic sum given the kernel's times where it was ahead (2^20, 2^30)
+    path = _with_intervals(tmp_path, equal_at=("f32", [P20, P30]))
+    assert call(table.main, [path, "--versus", "floor_sum", "--filter", "^reduce_sum/f32/"]) == 0
+    out = capsys.readouterr().out
+    assert ("over fastest CCCL 3.5.0 path: lowest 1.000 at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0); "
+            "95% interval ") in out
+    tie = re.search(r"over fastest CCCL 3\.5\.0 path: lowest 1\.000 at N = 2\^20 \([^;]*; "
+                    r"95% interval ([0-9.]+)-([0-9.]+): no difference at this precision\)", out)
+    assert tie and float(tie[1]) < 1 < float(tie[2])
+
+
+def test_runs_without_intervals_give_the_lowest_alone(merged, capsys):
+    assert call(table.main, [merged, "--versus", "floor_sum"]) == 0
+    out = capsys.readouterr().out
+    assert "95% interval" not in out
+    assert f"over fastest path: lowest {5.5 / 6.05:.3f} at N = 2^20 (cub_reduce_nondeterministic (CCCL 3.5.0))." in out
 
 
 def test_the_versus_table_names_the_board_and_its_driver(merged, tmp_path, capsys):

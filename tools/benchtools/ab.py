@@ -135,6 +135,20 @@ def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: flo
             v.precision_reached is not False and c.precision_reached is not False)
 
 
+def ratio_of(v: Record, c: Record, records: Sequence[Record]) -> Optional[Tuple[float, float, float, str]]:
+    """(ratio, low, high, verdict) of v's time over c's as compare() reads it (per
+    repetition where they are aggregates; records: the run's, for the repetitions and
+    the timer's reading step); None where either has no interval to read."""
+    reps = _repetitions(records)
+    if v.aggregate is not None or c.aggregate is not None:
+        if not set(reps.get(_run_key(v), {})) & set(reps.get(_run_key(c), {})):
+            return None
+    elif v.ci_low_seconds is None or c.ci_low_seconds is None:
+        return None
+    (ratio, low, high), _, _ = _ratio(v, c, reps, reading_step(records))
+    return ratio, low, high, stats.verdict(low, high)
+
+
 def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparison]]:
     """{(family, type): [Comparison per N, then variant in declaration order]} for the
     family/types where the chosen variant was measured, at the N it was measured at."""

@@ -13,7 +13,8 @@ own peak. --times: time per call at several N, where launch latency rules.
 --compare-gpus: per benchmark, each GPU's time over the first GPU's.
 --versus KERNEL: per N, the kernel beside every library path of its family and
 type (each CCCL version of a bench-merge file apart), and its speedup over the
-fastest path of each version, over the fastest of all and over its reference.
+fastest path of each version, over the fastest of all and over its reference;
+each column's lowest speedup with its 95% interval and verdict (bench-ab's reading).
 Bad input: one line on stderr, exit code 2.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ import io
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from benchtools.ab import PROCESS_OFFSET_BELOW, ratio_of
 from benchtools.cli import Parser, check_variant, entry, load, one_of, warn
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n, interleaved_together
@@ -230,11 +232,25 @@ def _x(x: Optional[float]) -> str:
     return f"{x:.3f}" if x is not None else "-"
 
 
-def _lowest(points: Sequence[Tuple[int, float, str]]) -> str:
-    if not points:
-        return "-"
-    n, x, what = min(points, key=lambda p: p[1])
-    return f"{x:.3f} at N = {n_label(n)}" + (f" ({what})" if what else "")
+def _lowest(t, variants: Sequence[str], records: Sequence[Record]) -> Tuple[str, bool]:
+    """The kernel's lowest speedup over the fastest of these paths, the N and (of
+    several) the path, with that ratio's 95% interval and verdict where the runs
+    carry intervals (bench-ab's reading: per repetition, in one process); and
+    whether it is a tie or a loss below 2^26, where one process cannot settle it."""
+    found = [(row, f) for row in t.rows for f in [row.lowest(variants)] if f]
+    if not found:
+        return "-", False
+    row, (path, x) = min(found, key=lambda rf: rf[1][1])
+    what = [t.label(path)] if len(variants) > 1 else []
+    got = ratio_of(row.paths[path], row.kernel_for(path), records)
+    kernel_faster = x > 1
+    if got:
+        _, low, high, verdict = got
+        kernel_faster = verdict == "slower"   # the path's time over the kernel's is above 1
+        who = {"slower": f"{t.kernel} faster", "faster": f"{t.label(path)} faster"}.get(verdict, verdict)
+        what.append(f"95% interval {low:.3f}-{high:.3f}: {who}")
+    text = f"{x:.3f} at N = {n_label(row.n)}" + (f" ({'; '.join(what)})" if what else "")
+    return text, not kernel_faster and row.n < PROCESS_OFFSET_BELOW
 
 
 def _interleaved(t) -> bool:
@@ -283,16 +299,19 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             aggregates = {r.aggregate for row in t.rows for r in [row.kernel, *row.same_run.values(), *row.paths.values()]}
             how = ("the median of the repetitions" if aggregates == {"median"} else
                    "one run each" if aggregates == {None} else "the median where repeated, else one run")
-            lowest = [f"over {name}: lowest " + _lowest(
-                [(row.n, f[1], t.label(f[0]) if len(variants) > 1 else "")
-                 for row in t.rows for f in [row.lowest(variants)] if f]) for name, variants in cols]
+            found = [_lowest(t, variants, g.records) for _, variants in cols]
+            lowest = [f"over {name}: lowest {text}" for (name, _), (text, _) in zip(cols, found)]
+            unsettled = (" Below 2^26 each process gives each benchmark a level of its own, a few percent at a "
+                         "few µs, that no interval from one process includes (docs/precision.md, \"Offsets, "
+                         "re-read\"): a tie or a loss there is settled by runs in other processes."
+                         if any(u for _, u in found) else "")
             same_run = (f" Each path is compared with {kernel} as measured in the path's own run "
                         f"({', '.join(t.label(c) for c in t.copies)} for "
                         f"{', '.join('CCCL ' + t.versions[c] for c in t.copies)}: the same process"
                         + (", interleaved" if _interleaved(t) else "") + "), so what differs between processes "
                         f"cancels; {which}: the path {kernel}'s speedup is lowest over." if t.copies else "")
             out.note(f"µs per call: {how}; each at its best block/batch per N. Speedup = path time / {kernel} time "
-                     f"(above 1: {kernel} is faster).{same_run} {kernel}'s speedup " + "; ".join(lowest) + "."
+                     f"(above 1: {kernel} is faster).{same_run} {kernel}'s speedup " + "; ".join(lowest) + "." + unsettled
                      + (f" Of {roof} ceiling: {kernel}'s GB/s over the run's measured {roof} ceiling (best over N, "
                         f"{t.ceiling / 1e9:.0f} GB/s)." if t.ceiling else "")
                      + (f" Of {roof} at N: over that ceiling's GB/s at the same N (- where it was not run there; "
