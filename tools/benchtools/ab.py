@@ -118,9 +118,11 @@ def _repetitions(records: Sequence[Record]) -> Dict[Tuple, Dict[int, Record]]:
 
 
 def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: float
-           ) -> Tuple[Tuple[float, float, float], bool, bool]:
+           ) -> Optional[Tuple[Tuple[float, float, float], bool, bool]]:
     """((ratio, low, high), from raw samples, both reached their precision) of v over c:
-    per repetition where the two are repetitions' aggregates, else from the two runs."""
+    per repetition where the two are repetitions' aggregates, else from the two runs;
+    None where there is no interval to read (an aggregate with fewer than two
+    repetitions of both beside it: its repetitions failed, or one side was not repeated)."""
     if v.aggregate is not None or c.aggregate is not None:
         rv, rc = (reps.get(_run_key(r), {}) for r in (v, c))
         both = sorted(set(rv) & set(rc))
@@ -129,6 +131,8 @@ def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: flo
         if got is not None:
             reached = all(r.precision_reached is not False for k in both for r in (rv[k], rc[k]))
             return got, False, reached
+    if v.ci_low_seconds is None or c.ci_low_seconds is None:
+        return None
     both_samples = bool(v.sample_seconds and c.sample_seconds)
     iv, ic = _interval(v, both_samples, step), _interval(c, both_samples, step)
     return (stats.ratio_interval(iv, ic), both_samples,
@@ -139,13 +143,10 @@ def ratio_of(v: Record, c: Record, records: Sequence[Record]) -> Optional[Tuple[
     """(ratio, low, high, verdict) of v's time over c's as compare() reads it (per
     repetition where they are aggregates; records: the run's, for the repetitions and
     the timer's reading step); None where either has no interval to read."""
-    reps = _repetitions(records)
-    if v.aggregate is not None or c.aggregate is not None:
-        if not set(reps.get(_run_key(v), {})) & set(reps.get(_run_key(c), {})):
-            return None
-    elif v.ci_low_seconds is None or c.ci_low_seconds is None:
+    got = _ratio(v, c, _repetitions(records), reading_step(records))
+    if got is None:
         return None
-    (ratio, low, high), _, _ = _ratio(v, c, reps, reading_step(records))
+    (ratio, low, high), _, _ = got
     return ratio, low, high, stats.verdict(low, high)
 
 
@@ -166,7 +167,12 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
                 v = next((r for r in recs if r.n == n), None)
                 if variant == chosen or v is None:
                     continue
-                (ratio, low, high), from_samples, reached = _ratio(v, c, reps, step)
+                got = _ratio(v, c, reps, step)
+                if got is None:
+                    warn([f"{v.name} against {c.name} at N = {n_label(n)}: no interval to compare them by "
+                          f"(fewer than two repetitions of both with an interval); left out"])
+                    continue
+                (ratio, low, high), from_samples, reached = got
                 rows.append(Comparison(chart[0], chart[1], n, variant, chosen, ratio, low, high,
                                        stats.verdict(low, high),
                                        interleaved_together(v, c),

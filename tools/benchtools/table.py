@@ -236,21 +236,20 @@ def _lowest(t, variants: Sequence[str], records: Sequence[Record]) -> Tuple[str,
     """The kernel's lowest speedup over the fastest of these paths, the N and (of
     several) the path, with that ratio's 95% interval and verdict where the runs
     carry intervals (bench-ab's reading: per repetition, in one process); and
-    whether it is a tie or a loss below 2^26, where one process cannot settle it."""
+    whether that verdict is below 2^26, where one process cannot settle it."""
     found = [(row, f) for row in t.rows for f in [row.lowest(variants)] if f]
     if not found:
         return "-", False
     row, (path, x) = min(found, key=lambda rf: rf[1][1])
     what = [t.label(path)] if len(variants) > 1 else []
     got = ratio_of(row.paths[path], row.kernel_for(path), records)
-    kernel_faster = x > 1
     if got:
         _, low, high, verdict = got
-        kernel_faster = verdict == "slower"   # the path's time over the kernel's is above 1
+        # bench-ab's verdict is the path's: its time over the kernel's above 1 is "slower"
         who = {"slower": f"{t.kernel} faster", "faster": f"{t.label(path)} faster"}.get(verdict, verdict)
         what.append(f"95% interval {low:.3f}-{high:.3f}: {who}")
     text = f"{x:.3f} at N = {n_label(row.n)}" + (f" ({'; '.join(what)})" if what else "")
-    return text, not kernel_faster and row.n < PROCESS_OFFSET_BELOW
+    return text, bool(got) and row.n < PROCESS_OFFSET_BELOW
 
 
 def _interleaved(t) -> bool:
@@ -303,7 +302,7 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             lowest = [f"over {name}: lowest {text}" for (name, _), (text, _) in zip(cols, found)]
             unsettled = (" Below 2^26 each process gives each benchmark a level of its own, a few percent at a "
                          "few µs, that no interval from one process includes (docs/precision.md, \"Offsets, "
-                         "re-read\"): a tie or a loss there is settled by runs in other processes."
+                         "re-read\"): a verdict there by less than that is confirmed by runs in other processes."
                          if any(u for _, u in found) else "")
             same_run = (f" Each path is compared with {kernel} as measured in the path's own run "
                         f"({', '.join(t.label(c) for c in t.copies)} for "
