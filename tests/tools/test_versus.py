@@ -195,6 +195,64 @@ def test_a_path_whose_repetitions_failed_prints_without_an_interval(tmp_path, ca
     assert "no interval to compare them by" in capsys.readouterr().err
 
 
+def test_the_speedup_chart_draws_each_speedups_interval(tmp_path, merged):
+    from matplotlib.collections import LineCollection
+
+    from benchtools import ab, draw
+    path = _with_intervals(tmp_path)
+    gpu = group_by_gpu([load_results(path)])[0]
+    (chart,) = versus.versus_charts(gpu, versus.versus_tables(gpu, "floor_sum"))
+    i32 = next(p for p in chart.panels if p.title == "reduce_sum i32")
+    assert list(i32.speedup_intervals) == list(i32.speedups)   # a bar for every line, at every N
+    assert [n for n, _, _ in i32.speedup_intervals["over fastest CCCL 3.5.0 path"]] == [P10, P20, P30]
+    (c,) = [c for c in ab.compare(gpu.records, "floor_sum@cccl3.5.0")[("reduce_sum", "i32")]
+            if c.n == P20 and c.variant == "cub_reduce_nondeterministic"]
+    assert dict((n, (lo, hi)) for n, lo, hi in i32.speedup_intervals["over fastest CCCL 3.5.0 path"])[P20] == \
+        (pytest.approx(c.low), pytest.approx(c.high))
+    fig = draw.versus_chart(chart)
+    bottom = fig.axes[len(chart.panels) + [p.title for p in chart.panels].index("reduce_sum i32")]
+    segments = [seg for coll in bottom.collections if isinstance(coll, LineCollection) for seg in coll.get_segments()]
+    assert any(seg[0][0] == P20 and seg[0][1] == pytest.approx(c.low) and seg[1][1] == pytest.approx(c.high)
+               for seg in segments)
+    assert draw.VERSUS_BARS_LABEL in bottom.get_legend_handles_labels()[1]
+    legend = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
+    assert legend[-1] == draw.VERSUS_BARS_LABEL and legend.count(draw.VERSUS_BARS_LABEL) == 1   # named once, last
+    low, high = bottom.get_ylim()
+    assert all(low <= lo and hi <= high for bars in i32.speedup_intervals.values() for _, lo, hi in bars)
+    draw.close(fig)
+    # runs without intervals: no bars, no label
+    gpu = group_by_gpu([load_results(merged)])[0]
+    (chart,) = versus.versus_charts(gpu, versus.versus_tables(gpu, "floor_sum"))
+    assert all(p.speedup_intervals == {} for p in chart.panels)
+    fig = draw.versus_chart(chart)
+    assert not any(draw.VERSUS_BARS_LABEL in ax.get_legend_handles_labels()[1] for ax in fig.axes)
+    draw.close(fig)
+
+
+def test_a_speedup_label_has_one_colour_in_every_panel(merged, tmp_path):
+    from benchtools import draw
+    # f32 without CUB 3.5's nondeterministic sums: its second speedup line is "over
+    # cub_device_reduce (CCCL 3.5.0)", i32's "over fastest CCCL 3.5.0 path"
+    doc = json.loads(read_text(merged))
+    doc["benchmarks"] = [b for b in doc["benchmarks"] if not b["name"].startswith("reduce_sum/f32/cub_reduce_nondet")]
+    path = tmp_path / "uneven.json"
+    path.write_text(json.dumps(doc))
+    gpu = group_by_gpu([load_results(path)])[0]
+    (chart,) = versus.versus_charts(gpu, versus.versus_tables(gpu, "floor_sum"))
+    assert {p.title: list(p.speedups) for p in chart.panels} == {
+        "reduce_sum f32": ["over cub_device_reduce (CCCL 3.0.1)", "over cub_device_reduce (CCCL 3.5.0)"],
+        "reduce_sum i32": ["over cub_device_reduce (CCCL 3.0.1)", "over fastest CCCL 3.5.0 path"]}
+    fig = draw.versus_chart(chart)
+    colours = {}
+    for ax in fig.axes[len(chart.panels):]:
+        for line in ax.get_lines():
+            if line.get_label().startswith("over "):
+                colours.setdefault(line.get_label(), set()).add(line.get_color())
+    assert len(colours) == 3 and all(len(c) == 1 for c in colours.values())
+    assert len(set.union(*colours.values())) == 3   # the merged legend names each colour once
+    draw.close(fig)
+
+
 def test_runs_without_intervals_give_the_lowest_alone(merged, capsys):
     assert call(table.main, [merged, "--versus", "floor_sum"]) == 0
     out = capsys.readouterr().out

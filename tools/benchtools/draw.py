@@ -34,6 +34,7 @@ UNKNOWN_COLOR = "#7a7a7a"                                  # no declared role: n
 DISTINCT = ("#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2", "#17becf", "#bcbd22")
 SUFFIX = {"best": " (best hand-written)", "library": " (library)", "cpu": " (CPU)"}
 NOT_REACHED_LABEL = "hollow: precision not reached (time or sample cap)"
+VERSUS_BARS_LABEL = "bars: 95% interval, one process"
 
 
 def pyplot():
@@ -491,6 +492,8 @@ def versus_chart(chart: VersusChart):
     k = len(chart.panels)
     fig, axes = plt.subplots(2, k, figsize=(5.6 * k + 3.2, 8.4), dpi=DPI, squeeze=False, sharex="col",
                              gridspec_kw={"height_ratios": [1.6, 1]})
+    # a speedup line's colour by its label over the whole chart: the merged legend names each colour once
+    speedup_labels = list(dict.fromkeys(label for panel in chart.panels for label in panel.speedups))
     for i, panel in enumerate(chart.panels):
         top, bottom = axes[0][i], axes[1][i]
         for label, pts in panel.times.items():
@@ -501,11 +504,21 @@ def versus_chart(chart: VersusChart):
         top.set_title(panel.title, fontsize=10)
         top.set_ylabel("µs per call (GPU time)")
         top.grid(True, which="major", alpha=0.3)
-        for j, (label, pts) in enumerate(panel.speedups.items()):
-            bottom.plot([n for n, _ in pts], [y for _, y in pts], label=label,
-                        **line_style(Emphasis("distinct", j, len(panel.speedups))))
+        for label, pts in panel.speedups.items():
+            style = line_style(Emphasis("distinct", speedup_labels.index(label), len(speedup_labels)))
+            bottom.plot([n for n, _ in pts], [y for _, y in pts], label=label, **style)
+            bars = panel.speedup_intervals.get(label, [])
+            if bars:   # from low to high: the interval's centre (per repetition) need not be the medians' ratio
+                ns, lows, highs = zip(*bars)
+                bottom.vlines(ns, lows, highs, color=style["color"], linewidth=1.0, zorder=style["zorder"])
+                for ends in (lows, highs):
+                    bottom.plot(ns, ends, linestyle="", marker="_", markersize=6, color=style["color"],
+                                zorder=style["zorder"])
+        if panel.speedup_intervals:   # named once, after the lines, in a colour of none of them
+            bottom.plot([], [], color="dimgray", marker="|", markersize=9, linestyle="", label=VERSUS_BARS_LABEL)
         bottom.axhline(1.0, color="black", linewidth=1.2, zorder=1)
-        ratios = [y for pts in panel.speedups.values() for _, y in pts] + [1.0]
+        ratios = [y for pts in panel.speedups.values() for _, y in pts] + [1.0] + \
+                 [e for bars in panel.speedup_intervals.values() for _, low, high in bars for e in (low, high)]
         bottom.set_ylim(min(ratios) - 0.05, max(ratios) + 0.05)
         bottom.yaxis.set_major_formatter(_times_formatter())
         bottom.set_ylabel(f"speedup: path time / {chart.kernel} time")
@@ -514,7 +527,9 @@ def versus_chart(chart: VersusChart):
         bottom.set_xlabel("N (elements)")
         top.tick_params(axis="x", which="both", labelbottom=True)
     _legend_outside(fig, axes[0][-1], *_merged_legend(axes[0]))
-    _legend_outside(fig, axes[1][-1], *_merged_legend(axes[1]))
+    entries = list(zip(*_merged_legend(axes[1])))
+    entries.sort(key=lambda hl: hl[1] == VERSUS_BARS_LABEL)   # stable: the bars' entry last, once
+    _legend_outside(fig, axes[1][-1], [h for h, _ in entries], [label for _, label in entries])
     fig.suptitle(chart.title, fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.2 / fig.get_figheight()))
     return fig

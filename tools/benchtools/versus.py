@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from benchtools.ab import ratio_of
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n
 from benchtools.shape import (Emphasis, Gpu, bandwidth_roof_kind, by_chart, kernels, measured_bandwidth_ceiling_at,
@@ -180,6 +181,8 @@ class VersusPanel:
     times: Dict[str, List[Tuple[int, float]]]      # label -> [(N, µs)]
     speedups: Dict[str, List[Tuple[int, float]]]   # label -> [(N, path time / kernel time)]
     emphasis: Dict[str, Emphasis]                  # of the time lines: the kernel "best", the paths "library"
+    # label -> [(N, low, high)]: each speedup's 95% interval, where the runs carry intervals
+    speedup_intervals: Dict[str, List[Tuple[int, float, float]]] = field(default_factory=dict)
 
 
 @dataclass
@@ -199,6 +202,19 @@ def speedup_lines(t: Versus) -> Dict[str, List[Tuple[int, float]]]:
         if pts:
             lines[f"over {name}"] = pts
     return lines
+
+
+def speedup_intervals(t: Versus, records: Sequence[Record]) -> Dict[str, List[Tuple[int, float, float]]]:
+    """Each speedup line's 95% interval per N, as bench-ab reads the path the kernel's
+    speedup is lowest over against the kernel of that path's run (per repetition);
+    the N without one (runs without intervals) left out."""
+    out: Dict[str, List[Tuple[int, float, float]]] = {}
+    for name, variants in t.ratio_columns(every_path=False):
+        pts = [(row.n, got[1], got[2]) for row in t.rows for f in [row.lowest(variants)] if f
+               for got in [ratio_of(row.paths[f[0]], row.kernel_for(f[0]), records)] if got]
+        if pts:
+            out[f"over {name}"] = pts
+    return out
 
 
 def versus_charts(gpu: Gpu, tables: Sequence[Versus]) -> List[VersusChart]:
@@ -222,7 +238,8 @@ def versus_charts(gpu: Gpu, tables: Sequence[Versus]) -> List[VersusChart]:
             kernel_labels = {t.label(kernel)} | {t.label(c) for c in t.copies}
             kinds = {label: "best" if label in kernel_labels else "library" for label in times}
             reference = t.label(t.reference) if t.reference else None
-            panels.append(VersusPanel(f"{family} {t.type}", times, speedup_lines(t), ranked(kinds, reference)))
+            panels.append(VersusPanel(f"{family} {t.type}", times, speedup_lines(t), ranked(kinds, reference),
+                                      speedup_intervals(t, gpu.records)))
         sizes = sorted({row.n for t in ts for row in t.rows})
         title = (f"{family}: {kernel} against every library path, N = {n_label(sizes[0])} to {n_label(sizes[-1])}"
                  f"\n{panel_label(gpu)}")
