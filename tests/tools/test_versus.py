@@ -214,7 +214,7 @@ def test_the_speedup_chart_draws_each_speedups_interval(tmp_path, merged):
     segments = [seg for coll in bottom.collections if isinstance(coll, LineCollection) for seg in coll.get_segments()]
     assert any(seg[0][0] == P20 and seg[0][1] == pytest.approx(c.low) and seg[1][1] == pytest.approx(c.high)
                for seg in segments)
-    assert draw.VERSUS_BARS_LABEL in bottom.get_legend_handles_labels()[1]
+    assert draw.VERSUS_BARS_LABEL in fig.axes[-1].get_legend_handles_labels()[1]   # the last column names the bars
     legend = [t.get_text() for t in fig.axes[-1].get_legend().get_texts()]
     assert legend[-1] == draw.VERSUS_BARS_LABEL and legend.count(draw.VERSUS_BARS_LABEL) == 1   # named once, last
     low, high = bottom.get_ylim()

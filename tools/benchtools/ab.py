@@ -139,23 +139,33 @@ def _ratio(v: Record, c: Record, reps: Dict[Tuple, Dict[int, Record]], step: flo
             v.precision_reached is not False and c.precision_reached is not False)
 
 
-def ratio_of(v: Record, c: Record, records: Sequence[Record]) -> Optional[Tuple[float, float, float, str]]:
-    """(ratio, low, high, verdict) of v's time over c's as compare() reads it (per
-    repetition where they are aggregates; records: the run's, for the repetitions and
-    the timer's reading step); None where either has no interval to read."""
-    got = _ratio(v, c, _repetitions(records), reading_step(records))
-    if got is None:
-        return None
-    (ratio, low, high), _, _ = got
-    return ratio, low, high, stats.verdict(low, high)
+class Ratios:
+    """bench-ab's reading of one benchmark's time over another's, for any pair of these
+    records (a run's: its repetitions and the timer's reading step, read once)."""
+
+    def __init__(self, records: Sequence[Record]):
+        self.reps = _repetitions(records)
+        self.step = reading_step(records)
+
+    def read(self, v: Record, c: Record) -> Optional[Tuple[Tuple[float, float, float], bool, bool]]:
+        """_ratio's ((ratio, low, high), from raw samples, both reached their precision), or None."""
+        return _ratio(v, c, self.reps, self.step)
+
+    def __call__(self, v: Record, c: Record) -> Optional[Tuple[float, float, float, str]]:
+        """(ratio, low, high, verdict) of v's time over c's as compare() reads it (per
+        repetition where they are aggregates); None where there is no interval to read."""
+        got = self.read(v, c)
+        if got is None:
+            return None
+        (ratio, low, high), _, _ = got
+        return ratio, low, high, stats.verdict(low, high)
 
 
 def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparison]]:
     """{(family, type): [Comparison per N, then variant in declaration order]} for the
     family/types where the chosen variant was measured, at the N it was measured at."""
     out: Dict[Chart, List[Comparison]] = {}
-    step = reading_step(records)
-    reps = _repetitions(records)
+    ratios = Ratios(records)
     for chart, rs in by_chart(kernels(records)).items():
         best = best_per_n(rs)
         mine = {r.n: r for s, recs in best.items() if s[2] == chosen for r in recs}
@@ -167,7 +177,7 @@ def compare(records: Sequence[Record], chosen: str) -> Dict[Chart, List[Comparis
                 v = next((r for r in recs if r.n == n), None)
                 if variant == chosen or v is None:
                     continue
-                got = _ratio(v, c, reps, step)
+                got = ratios.read(v, c)
                 if got is None:
                     warn([f"{v.name} against {c.name} at N = {n_label(n)}: no interval to compare them by "
                           f"(fewer than two repetitions of both with an interval); left out"])

@@ -510,12 +510,9 @@ def versus_chart(chart: VersusChart):
             bars = panel.speedup_intervals.get(label, [])
             if bars:   # from low to high: the interval's centre (per repetition) need not be the medians' ratio
                 ns, lows, highs = zip(*bars)
-                bottom.vlines(ns, lows, highs, color=style["color"], linewidth=1.0, zorder=style["zorder"])
-                for ends in (lows, highs):
-                    bottom.plot(ns, ends, linestyle="", marker="_", markersize=6, color=style["color"],
-                                zorder=style["zorder"])
-        if panel.speedup_intervals:   # named once, after the lines, in a colour of none of them
-            bottom.plot([], [], color="dimgray", marker="|", markersize=9, linestyle="", label=VERSUS_BARS_LABEL)
+                bottom.errorbar(ns, [(lo + hi) / 2 for lo, hi in zip(lows, highs)],
+                                yerr=[(hi - lo) / 2 for lo, hi in zip(lows, highs)], fmt="none",
+                                ecolor=style["color"], elinewidth=1.0, capsize=3, zorder=style["zorder"])
         bottom.axhline(1.0, color="black", linewidth=1.2, zorder=1)
         ratios = [y for pts in panel.speedups.values() for _, y in pts] + [1.0] + \
                  [e for bars in panel.speedup_intervals.values() for _, low, high in bars for e in (low, high)]
@@ -526,10 +523,10 @@ def versus_chart(chart: VersusChart):
         _log2_x(bottom, [n for pts in panel.times.values() for n, _ in pts])
         bottom.set_xlabel("N (elements)")
         top.tick_params(axis="x", which="both", labelbottom=True)
+    if any(panel.speedup_intervals for panel in chart.panels):   # named once, last, in none of the lines' colours
+        axes[1][-1].plot([], [], color="dimgray", marker="|", markersize=9, linestyle="", label=VERSUS_BARS_LABEL)
     _legend_outside(fig, axes[0][-1], *_merged_legend(axes[0]))
-    entries = list(zip(*_merged_legend(axes[1])))
-    entries.sort(key=lambda hl: hl[1] == VERSUS_BARS_LABEL)   # stable: the bars' entry last, once
-    _legend_outside(fig, axes[1][-1], [h for h, _ in entries], [label for _, label in entries])
+    _legend_outside(fig, axes[1][-1], *_merged_legend(axes[1]))
     fig.suptitle(chart.title, fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 1 - 0.2 / fig.get_figheight()))
     return fig

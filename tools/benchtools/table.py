@@ -24,7 +24,7 @@ import io
 import sys
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.ab import PROCESS_OFFSET_BELOW, ratio_of
+from benchtools.ab import PROCESS_OFFSET_BELOW, Ratios
 from benchtools.cli import Parser, check_variant, entry, load, one_of, warn
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n, interleaved_together
@@ -232,7 +232,7 @@ def _x(x: Optional[float]) -> str:
     return f"{x:.3f}" if x is not None else "-"
 
 
-def _lowest(t, variants: Sequence[str], records: Sequence[Record]) -> Tuple[str, bool]:
+def _lowest(t, variants: Sequence[str], ratios: Ratios) -> Tuple[str, bool]:
     """The kernel's lowest speedup over the fastest of these paths, the N and (of
     several) the path, with that ratio's 95% interval and verdict where the runs
     carry intervals (bench-ab's reading: per repetition, in one process); and
@@ -242,7 +242,7 @@ def _lowest(t, variants: Sequence[str], records: Sequence[Record]) -> Tuple[str,
         return "-", False
     row, (path, x) = min(found, key=lambda rf: rf[1][1])
     what = [t.label(path)] if len(variants) > 1 else []
-    got = ratio_of(row.paths[path], row.kernel_for(path), records)
+    got = row.interval(path, ratios)
     if got:
         _, low, high, verdict = got
         # bench-ab's verdict is the path's: its time over the kernel's above 1 is "slower"
@@ -260,6 +260,7 @@ def _interleaved(t) -> bool:
 
 def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[str]], out: _Out) -> bool:
     for g in gpus:
+        ratios = Ratios(g.records)
         for t in versus_tables(g, kernel, libraries):
             cols = t.ratio_columns()
             roof = t.ceiling_kind
@@ -298,7 +299,7 @@ def print_versus(gpus: Sequence[Gpu], kernel: str, libraries: Optional[Sequence[
             aggregates = {r.aggregate for row in t.rows for r in [row.kernel, *row.same_run.values(), *row.paths.values()]}
             how = ("the median of the repetitions" if aggregates == {"median"} else
                    "one run each" if aggregates == {None} else "the median where repeated, else one run")
-            found = [_lowest(t, variants, g.records) for _, variants in cols]
+            found = [_lowest(t, variants, ratios) for _, variants in cols]
             lowest = [f"over {name}: lowest {text}" for (name, _), (text, _) in zip(cols, found)]
             unsettled = (" Below 2^26 each process gives each benchmark a level of its own, a few percent at a "
                          "few µs, that no interval from one process includes (docs/precision.md, \"Offsets, "

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from benchtools.ab import ratio_of
+from benchtools.ab import Ratios
 from benchtools.merge import split_variant
 from benchtools.results import Record, ResultsError, best_per_n
 from benchtools.shape import (Emphasis, Gpu, bandwidth_roof_kind, by_chart, kernels, measured_bandwidth_ceiling_at,
@@ -53,6 +53,12 @@ class VersusRow:
         """The path's time over the kernel's (above 1: the kernel is faster)."""
         r = self.paths.get(variant)
         return r.seconds / self.kernel_for(variant).seconds if r else None
+
+    def interval(self, variant: str, ratios: Ratios) -> Optional[Tuple[float, float, float, str]]:
+        """The path's time over the kernel's (the same pair as speedup) as bench-ab reads it:
+        (ratio, low, high, verdict), None where the runs carry no interval for it."""
+        r = self.paths.get(variant)
+        return ratios(r, self.kernel_for(variant)) if r else None
 
     def lowest(self, variants: Sequence[str]) -> Optional[Tuple[str, float]]:
         """The path of these the kernel's speedup is lowest over, with that speedup
@@ -204,14 +210,14 @@ def speedup_lines(t: Versus) -> Dict[str, List[Tuple[int, float]]]:
     return lines
 
 
-def speedup_intervals(t: Versus, records: Sequence[Record]) -> Dict[str, List[Tuple[int, float, float]]]:
+def speedup_intervals(t: Versus, ratios: Ratios) -> Dict[str, List[Tuple[int, float, float]]]:
     """Each speedup line's 95% interval per N, as bench-ab reads the path the kernel's
     speedup is lowest over against the kernel of that path's run (per repetition);
     the N without one (runs without intervals) left out."""
     out: Dict[str, List[Tuple[int, float, float]]] = {}
     for name, variants in t.ratio_columns(every_path=False):
         pts = [(row.n, got[1], got[2]) for row in t.rows for f in [row.lowest(variants)] if f
-               for got in [ratio_of(row.paths[f[0]], row.kernel_for(f[0]), records)] if got]
+               for got in [row.interval(f[0], ratios)] if got]
         if pts:
             out[f"over {name}"] = pts
     return out
@@ -223,6 +229,7 @@ def versus_charts(gpu: Gpu, tables: Sequence[Versus]) -> List[VersusChart]:
     for t in tables:
         families.setdefault((t.family, t.kernel), []).append(t)
     out = []
+    ratios = Ratios(gpu.records)
     for (family, kernel), ts in families.items():
         panels = []
         for t in ts:
@@ -239,7 +246,7 @@ def versus_charts(gpu: Gpu, tables: Sequence[Versus]) -> List[VersusChart]:
             kinds = {label: "best" if label in kernel_labels else "library" for label in times}
             reference = t.label(t.reference) if t.reference else None
             panels.append(VersusPanel(f"{family} {t.type}", times, speedup_lines(t), ranked(kinds, reference),
-                                      speedup_intervals(t, gpu.records)))
+                                      speedup_intervals(t, ratios)))
         sizes = sorted({row.n for t in ts for row in t.rows})
         title = (f"{family}: {kernel} against every library path, N = {n_label(sizes[0])} to {n_label(sizes[-1])}"
                  f"\n{panel_label(gpu)}")
